@@ -1,0 +1,25 @@
+"""Shared fixtures. The EVA reference data is read from ../shared/eva (never copied here)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+
+
+def find_eva_root() -> Path | None:
+    env = os.environ.get("EVAFLOW_EVA_ROOT")
+    candidates = [Path(env)] if env else []
+    candidates.append(REPO_ROOT.parent / "shared" / "eva")
+    return next((p for p in candidates if (p / "data").is_dir()), None)
+
+
+@pytest.fixture(scope="session")
+def eva_root() -> Path:
+    root = find_eva_root()
+    if root is None:
+        pytest.skip("EVA reference data not found (set EVAFLOW_EVA_ROOT)")
+    return root

@@ -1,0 +1,41 @@
+# evaflow: `make run` runs the embedded offline benchmark, `make test` runs the checks.
+# Both create a local virtual environment (.venv) from pyproject.toml on first use.
+
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+CORE := scenarios perturbations tasks flows analysis
+
+.PHONY: install run quick test lint typecheck pytest bench clean
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[dev]'
+	@touch $@
+
+install: $(VENV)/.installed
+
+run: install
+	$(VENV)/bin/evaflow run
+
+quick: install
+	$(VENV)/bin/evaflow run --quick
+
+lint: install
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+typecheck: install
+	$(VENV)/bin/mypy $(CORE)
+
+pytest: install
+	$(VENV)/bin/pytest -q
+
+test: lint typecheck pytest
+
+bench: install
+	$(PY) -m benchmarks
+
+clean:
+	rm -rf $(VENV) evaflow-data .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,1 @@
+"""Prefect flows (orchestration only) and the ``evaflow`` command line."""

@@ -1,0 +1,143 @@
+"""The benchmark flow: expand -> simulate/judge/validate per trial -> commit -> aggregate."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from prefect import flow, get_run_logger
+from prefect.futures import as_completed
+from pydantic import BaseModel, Field
+
+from tasks.config import BenchmarkConfig
+from tasks.sources import load_source
+from tasks.steps import run_trial_step
+from tasks.store import Store
+from tasks.tables import to_table
+from tasks.trial import TrialResult, expand_trials
+from tasks.writer import BatchWriter
+
+ProgressFn = Callable[[int, int, TrialResult | None], None]
+_progress_hooks: list[ProgressFn] = []
+
+
+def add_progress_hook(fn: ProgressFn) -> None:
+    """Register a callback (done, total, last result); the CLI uses it for its progress bar."""
+    _progress_hooks.append(fn)
+
+
+def clear_progress_hooks() -> None:
+    _progress_hooks.clear()
+
+
+class RunSummary(BaseModel):
+    run_id: str
+    store: str
+    trials: int = Field(description="Trials in the run (stored before + now)")
+    simulated_trials: int = Field(description="Trials simulated by this invocation")
+    skipped_trials: int = Field(description="Trials already stored, skipped on resume")
+    attempts: int
+    valid: int
+    aggregates: list[dict[str, Any]] = Field(default_factory=list)
+    report: str | None = None
+    wall_s: float = 0.0
+
+
+def _notify(done: int, total: int, result: TrialResult | None) -> None:
+    for hook in list(_progress_hooks):
+        hook(done, total, result)
+
+
+def task_runner_for(config: BenchmarkConfig) -> Any:
+    from prefect.task_runners import ThreadPoolTaskRunner
+
+    if config.runner.kind == "threads":
+        return ThreadPoolTaskRunner(max_workers=config.runner.workers)
+    from prefect_dask import DaskTaskRunner
+
+    if config.runner.dask_address:
+        return DaskTaskRunner(address=config.runner.dask_address)
+    return DaskTaskRunner(
+        cluster_kwargs={"n_workers": config.runner.workers, "threads_per_worker": 1,
+                        "processes": True, "dashboard_address": None}
+    )
+
+
+def _write_run_row(store: Store, config: BenchmarkConfig) -> None:
+    from importlib.metadata import version
+
+    specs = {
+        "systems": [s.model_dump(mode="json") for s in config.systems],
+        "caller": config.caller.model_dump(mode="json"),
+        "judge": config.judge.model_dump(mode="json"),
+        "conditions": config.conditions,
+    }
+    row = {
+        "run_id": config.run_id,
+        "batch": "run",
+        "created_at": datetime.now(UTC).isoformat(),
+        "evaflow_version": version("evaflow"),
+        "config_json": config.model_dump_json(),
+        "specs_json": json.dumps(specs, sort_keys=True),
+    }
+    store.write_single("runs", config.run_id or "", to_table("runs", [row]), name="run")
+
+
+@flow(name="evaflow-benchmark", log_prints=False, validate_parameters=True)
+def run_benchmark(config: BenchmarkConfig) -> RunSummary:
+    """Run (or resume) a benchmark; every trial is stored exactly once."""
+    import time
+
+    started = time.perf_counter()
+    config = config.with_run_id()
+    run_id = config.run_id or ""
+    logger = get_run_logger()
+    store = Store(config.store)
+    recovery = store.recover(run_id)
+    if not recovery.clean:
+        logger.warning("recovered run %s: %s", run_id, recovery)
+    _write_run_row(store, config)
+    scenarios = {s.key: s for s in load_source(config.scenarios)}
+    scratch = str(Path(config.store).resolve() / "_scratch" / run_id) if "://" not in config.store else None
+    specs = expand_trials(config, list(scenarios.values()), scratch)
+    done = store.completed_trial_keys(run_id)
+    pending = [s for s in specs if s.trial_key not in done]
+    logger.info("run %s: %d trials, %d already stored", run_id, len(specs), len(specs) - len(pending))
+    writer = BatchWriter(store, run_id, config.batch_size)
+    _notify(0, len(pending), None)
+    futures = [run_trial_step.submit(spec, scenarios[spec.scenario_key]) for spec in pending]
+    for i, future in enumerate(as_completed(futures), start=1):
+        result = future.result()
+        writer.add(result)
+        _notify(i, len(pending), result)
+    writer.flush()
+    from tasks.summary import summarize_run
+
+    aggregates = summarize_run(store, run_id)
+    report = None
+    if config.report:
+        report = _write_report(store, run_id)
+    trials = store.read("trials", run_id)
+    return RunSummary(
+        run_id=run_id,
+        store=config.store,
+        trials=int(trials["trial_key"].nunique()) if len(trials) else 0,
+        simulated_trials=len(pending),
+        skipped_trials=len(specs) - len(pending),
+        attempts=len(trials),
+        valid=int(trials["valid"].sum()) if len(trials) else 0,
+        aggregates=aggregates,
+        report=report,
+        wall_s=time.perf_counter() - started,
+    )
+
+
+def _write_report(store: Store, run_id: str) -> str | None:
+    try:
+        from analysis.report import write_report
+    except ImportError:
+        return None
+    return str(write_report(store, run_id))

@@ -1,0 +1,186 @@
+"""The ``evaflow`` command line. ``evaflow run`` with no arguments runs the embedded default."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+
+from tasks.config import BenchmarkConfig, ConfigError, load_config, parse_config
+
+app = typer.Typer(
+    help="evaflow: end-to-end benchmark for voice agents over real audio.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+console = Console(stderr=True)
+out = Console()
+
+StoreOpt = Annotated[str, typer.Option("--store", help="Store root: directory or fsspec URL")]
+DEFAULT_STORE = "./evaflow-data"
+
+
+def fail(message: str, code: int = 2) -> None:
+    console.print(f"[bold red]error:[/] {message}", highlight=False)
+    raise typer.Exit(code)
+
+
+def _split(values: list[str] | None) -> list[str] | None:
+    if not values:
+        return None
+    return [v.strip() for item in values for v in item.split(",") if v.strip()]
+
+
+def _systems(agents: list[str] | None) -> list[dict[str, Any]] | None:
+    """``--agent reference`` / ``--agent name=ws://host:port`` -> system specs."""
+    systems = []
+    for item in _split(agents) or []:
+        label, sep, target = item.partition("=")
+        if not sep or "://" in label:
+            label, target = ("external" if "://" in item else item), item
+        systems.append({"name": label, "agent": target})
+    return systems or None
+
+
+@app.command()
+def run(
+    config_file: Annotated[Path | None, typer.Option("--config", help="YAML run config")] = None,
+    quick: Annotated[bool, typer.Option(help="A small smoke run (under 2 minutes)")] = False,
+    eva_root: Annotated[Path | None, typer.Option(help="Use the scenarios of an EVA checkout")] = None,
+    pack: Annotated[Path | None, typer.Option(help="Use a scenario pack directory")] = None,
+    domains: Annotated[list[str] | None, typer.Option(help="Domains (comma separated)")] = None,
+    records: Annotated[list[str] | None, typer.Option(help="Record ids (comma separated)")] = None,
+    limit: Annotated[int | None, typer.Option(help="At most N records per domain")] = None,
+    agent: Annotated[list[str] | None, typer.Option(help="reference | text | llm | ws://URL; NAME=TARGET to label; repeatable")] = None,
+    caller: Annotated[str | None, typer.Option(help="Caller: scripted | llm")] = None,
+    judge: Annotated[str | None, typer.Option(help="Judges: offline | llm")] = None,
+    conditions: Annotated[list[str] | None, typer.Option(help="Conditions, e.g. clean,noise,accent")] = None,
+    trials: Annotated[int | None, typer.Option(help="Trials per scenario and condition")] = None,
+    max_attempts: Annotated[int | None, typer.Option(help="Total attempts per trial")] = None,
+    mode: Annotated[str | None, typer.Option(help="audio | text")] = None,
+    clock: Annotated[str | None, typer.Option(help="virtual | realtime")] = None,
+    seed: Annotated[int | None, typer.Option(help="Base seed")] = None,
+    store: Annotated[str | None, typer.Option(help="Store root (default ./evaflow-data)")] = None,
+    run_id: Annotated[str | None, typer.Option(help="Run id; reuse it to resume")] = None,
+    runner: Annotated[str | None, typer.Option(help="threads | dask")] = None,
+    workers: Annotated[int | None, typer.Option(help="Threads or local Dask workers")] = None,
+    dask_address: Annotated[str | None, typer.Option(help="tcp://HOST:PORT of a Dask scheduler")] = None,
+    no_report: Annotated[bool, typer.Option("--no-report", help="Skip the HTML report")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON")] = False,
+    verbose: Annotated[bool, typer.Option(help="Show Prefect logs")] = False,
+) -> None:
+    """Run (or resume) a benchmark. With no options: the embedded offline default."""
+    overrides: dict[str, Any] = {}
+    if quick:
+        overrides.update(QUICK_DEFAULTS)
+    source: dict[str, Any] = {}
+    for key, value in (("eva_root", eva_root), ("pack", pack), ("limit", limit)):
+        if value is not None:
+            source[key] = str(value) if isinstance(value, Path) else value
+    if _split(domains):
+        source["domains"] = _split(domains)
+    if _split(records):
+        source["records"] = _split(records)
+    if source:
+        overrides["scenarios"] = {**overrides.get("scenarios", {}), **source}
+    simple = {"trials": trials, "max_attempts": max_attempts, "mode": mode, "clock": clock,
+              "seed": seed, "store": store, "run_id": run_id}
+    overrides.update({k: v for k, v in simple.items() if v is not None})
+    if _systems(agent):
+        overrides["systems"] = _systems(agent)
+    if caller:
+        overrides["caller"] = {"name": caller}
+    if judge:
+        overrides["judge"] = {"name": judge}
+    if _split(conditions):
+        overrides["conditions"] = _split(conditions)
+    run_cfg: dict[str, Any] = {}
+    if runner:
+        run_cfg["kind"] = runner
+    if workers:
+        run_cfg["workers"] = workers
+    if dask_address:
+        run_cfg.update(kind="dask", dask_address=dask_address)
+    if run_cfg:
+        overrides["runner"] = run_cfg
+    if no_report:
+        overrides["report"] = False
+    try:
+        config = (
+            load_config(config_file, overrides) if config_file else parse_config(overrides, "command line")
+        )
+    except ConfigError as exc:
+        fail(str(exc))
+    summary = execute(config, verbose=verbose, show_progress=not as_json)
+    if as_json:
+        out.print_json(json.dumps(summary_json(summary)))
+    else:
+        print_summary(summary)
+
+
+QUICK_DEFAULTS: dict[str, Any] = {
+    "scenarios": {"limit": 1},
+    "trials": 1,
+    "conditions": ["clean", "noise"],
+    "max_attempts": 2,
+}
+
+
+def execute(config: BenchmarkConfig, verbose: bool = False, show_progress: bool = True) -> Any:
+    from flows.env import configure_prefect
+
+    configure_prefect(config.store, verbose)
+    from flows.benchmark import add_progress_hook, clear_progress_hooks, run_benchmark
+    from flows.progress import TrialProgress
+
+    clear_progress_hooks()
+    progress = TrialProgress(console, enabled=show_progress)
+    add_progress_hook(progress.update)
+    try:
+        with progress:
+            return run_benchmark(config)
+    finally:
+        clear_progress_hooks()
+
+
+def summary_json(summary: Any) -> dict[str, Any]:
+    return {
+        "run_id": summary.run_id,
+        "store": summary.store,
+        "attempts": summary.attempts,
+        "valid": summary.valid,
+        "aggregates": summary.aggregates,
+    }
+
+
+def print_summary(summary: Any) -> None:
+    from flows.progress import summary_table
+
+    out.print(summary_table(summary))
+    out.print(
+        f"run [bold]{summary.run_id}[/]: {summary.trials} trials "
+        f"({summary.simulated_trials} simulated, {summary.skipped_trials} resumed), "
+        f"{summary.attempts} attempts, {summary.valid} valid, {summary.wall_s:.0f} s"
+    )
+    out.print(f"tables: {summary.store} (query with: evaflow query \"SELECT ...\")")
+    if summary.report:
+        out.print(f"report: {summary.report}")
+
+
+def main() -> None:
+    from flows import commands  # noqa: F401 - registers the other subcommands
+
+    try:
+        app()
+    except KeyboardInterrupt:
+        console.print("interrupted; re-run with the same --run-id to resume")
+        sys.exit(130)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,226 @@
+"""Subcommands besides ``run``: query, runs, scenarios, judges, report."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import pandas as pd
+import typer
+from rich.table import Table
+
+from flows.cli import DEFAULT_STORE, app, console, fail, out
+
+runs_app = typer.Typer(help="List and inspect stored runs.", no_args_is_help=True)
+scenarios_app = typer.Typer(help="Scenario sources: list, show, validate, replay, generate.", no_args_is_help=True)
+judges_app = typer.Typer(help="Judges: validate against human labels.", no_args_is_help=True)
+app.add_typer(runs_app, name="runs")
+app.add_typer(scenarios_app, name="scenarios")
+app.add_typer(judges_app, name="judges")
+
+Store_ = Annotated[str, typer.Option("--store", help="Store root: directory or fsspec URL")]
+
+
+def print_frame(frame: pd.DataFrame, fmt: str, title: str | None = None) -> None:
+    if fmt == "csv":
+        out.print(frame.to_csv(index=False), end="", markup=False, highlight=False)
+    elif fmt == "json":
+        out.print(frame.to_json(orient="records", date_format="iso", default_handler=str),
+                  markup=False, highlight=False)
+    else:
+        table = Table(title=title)
+        for col in frame.columns:
+            table.add_column(str(col))
+        for row in frame.itertuples(index=False):
+            table.add_row(*[_cell(v) for v in row])
+        out.print(table)
+
+
+def _cell(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    if isinstance(value, bytes):
+        return f"<{len(value)} bytes>"
+    text = str(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+@app.command()
+def query(
+    sql: Annotated[str, typer.Argument(help="SQL over the views: runs, trials, turns, tool_calls, metrics, entities, events, aggregates, audio")],
+    store: Store_ = DEFAULT_STORE,
+    run: Annotated[list[str] | None, typer.Option("--run", help="Restrict the views to these runs")] = None,
+    fmt: Annotated[str, typer.Option("--format", help="table | csv | json")] = "table",
+) -> None:
+    """Query every stored table with DuckDB SQL."""
+    from tasks.store import Store, StoreError
+
+    if fmt not in ("table", "csv", "json"):
+        fail(f"--format must be table, csv or json (got {fmt!r})")
+    try:
+        frame = Store(store).query(sql, run)
+    except StoreError as exc:
+        fail(str(exc))
+    print_frame(frame, fmt)
+
+
+@runs_app.command("list")
+def runs_list(store: Store_ = DEFAULT_STORE, fmt: Annotated[str, typer.Option("--format")] = "table") -> None:
+    """One line per run: attempts, valid attempts, systems, conditions."""
+    from tasks.store import Store
+
+    frame = Store(store).query(
+        "SELECT run_id, count(DISTINCT trial_key) AS trials, count(*) AS attempts, "
+        "sum(CASE WHEN valid THEN 1 ELSE 0 END) AS valid, string_agg(DISTINCT system, ',') AS systems, "
+        "string_agg(DISTINCT condition, ',') AS conditions FROM trials GROUP BY run_id ORDER BY run_id"
+    )
+    print_frame(frame, fmt, title=f"runs in {store}")
+
+
+@runs_app.command("show")
+def runs_show(run_id: str, store: Store_ = DEFAULT_STORE) -> None:
+    """Status counts and the headline pass rates of one run."""
+    from tasks.store import Store
+
+    s = Store(store)
+    if run_id not in s.run_ids():
+        fail(f"no run {run_id!r} in {store}; runs: {', '.join(s.run_ids()) or '(none)'}")
+    print_frame(s.query("SELECT status, end_reason, count(*) AS n FROM trials GROUP BY ALL ORDER BY n DESC", [run_id]),
+                "table", title=f"attempts of {run_id}")
+    print_frame(
+        s.query("SELECT system, domain, condition, dimension, pass_at_1, pass_at_k, pass_pow_k, k, n "
+                "FROM aggregates WHERE dimension IN ('EVA-A_pass','EVA-X_pass') ORDER BY ALL", [run_id]),
+        "table", title="pass rates")
+
+
+@scenarios_app.command("list")
+def scenarios_list(
+    eva_root: Annotated[Path | None, typer.Option(help="An EVA checkout; default: built-in pack")] = None,
+    pack: Annotated[Path | None, typer.Option(help="A scenario pack directory")] = None,
+    domains: Annotated[list[str] | None, typer.Option(help="Domains")] = None,
+) -> None:
+    """List scenarios of a source."""
+    rows = [
+        {"domain": s.domain, "id": s.id, "goal": s.user_goal.get("high_level_user_goal", "")[:90]}
+        for s in _load(eva_root, pack, domains)
+    ]
+    print_frame(pd.DataFrame(rows), "table", title=f"{len(rows)} scenarios")
+
+
+@scenarios_app.command("show")
+def scenarios_show(
+    key: Annotated[str, typer.Argument(help="DOMAIN/ID, e.g. airline/1.1.2")],
+    eva_root: Annotated[Path | None, typer.Option()] = None,
+    pack: Annotated[Path | None, typer.Option()] = None,
+) -> None:
+    """Print one scenario as JSON."""
+    domain, _, rid = key.partition("/")
+    found = [s for s in _load(eva_root, pack, [domain]) if s.id == rid]
+    if not found:
+        fail(f"no scenario {key!r} (expected DOMAIN/ID)")
+    out.print_json(found[0].model_dump_json(exclude={"initial_db", "expected_db"}))
+
+
+@scenarios_app.command("validate")
+def scenarios_validate(
+    eva_root: Annotated[Path | None, typer.Option()] = None,
+    pack: Annotated[Path | None, typer.Option()] = None,
+) -> None:
+    """Check the data invariants (dates, placeholders, trace replays to the expected DB)."""
+    from scenarios.checks import validate_scenarios
+
+    issues = validate_scenarios(_load(eva_root, pack, None))
+    for issue in issues:
+        console.print(f"[red]{issue}[/]")
+    out.print(f"{len(issues)} issue(s)")
+    raise typer.Exit(1 if issues else 0)
+
+
+@scenarios_app.command("replay")
+def scenarios_replay(
+    eva_root: Annotated[Path, typer.Option(help="An EVA checkout")],
+    reference: Annotated[Path, typer.Option(help="Directory of golden <domain>.json replays")],
+    domains: Annotated[list[str] | None, typer.Option()] = None,
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+) -> None:
+    """Replay golden tool calls and compare responses and final DB hashes."""
+    from scenarios.replay import replay_reference
+
+    from flows.cli import _split
+
+    report = replay_reference(eva_root, reference, domains=_split(domains))
+    data = report.model_dump()
+    if as_json:
+        out.print_json(json.dumps(data))
+        return
+    table = Table(title="conformance replay")
+    for col in ("domain", "records", "hash match", "calls", "response match", "failures"):
+        table.add_column(col)
+    for domain, d in data["domains"].items():
+        table.add_row(domain, str(d.get("records")), str(d.get("hash_match")), str(d.get("calls")),
+                      str(d.get("response_match")), str(len(d.get("failures") or [])))
+    out.print(table)
+
+
+def _load(eva_root: Path | None, pack: Path | None, domains: list[str] | None) -> list[Any]:
+    from scenarios.loader import ScenarioError
+
+    from flows.cli import _split
+    from tasks.config import ScenarioSource
+    from tasks.sources import load_source
+
+    try:
+        source = ScenarioSource(eva_root=eva_root, pack=pack, **({"domains": _split(domains)} if _split(domains) else {}))
+        return load_source(source)
+    except (ScenarioError, ValueError) as exc:
+        fail(str(exc))
+    return []
+
+
+@judges_app.command("validate")
+def judges_validate(
+    set_dir: Annotated[Path, typer.Option("--set", help="Directory of human-labelled *.jsonl sets")],
+    judge: Annotated[str, typer.Option(help="offline | llm")] = "offline",
+    metric: Annotated[list[str] | None, typer.Option(help="Only these metrics")] = None,
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+) -> None:
+    """Agreement of a judge with human labels: accuracy, macro-F1, Cohen's kappa."""
+    from tasks.judge_validation import validate_judge
+
+    from flows.cli import _split
+
+    if not set_dir.is_dir():
+        fail(f"--set {set_dir}: not a directory")
+    report = validate_judge(set_dir, judge, _split(metric))
+    data = report.model_dump()
+    if as_json:
+        out.print_json(json.dumps(data, default=str))
+        return
+    table = Table(title=f"judge '{judge}' vs human labels")
+    for col in ("metric", "n", "accuracy", "macro-F1", "kappa"):
+        table.add_column(col)
+    for name, m in data.get("metrics", {}).items():
+        table.add_row(name, str(m.get("n")), _cell(m.get("accuracy")), _cell(m.get("macro_f1")), _cell(m.get("kappa")))
+    out.print(table)
+    ke = data.get("key_entity_transcription") or {}
+    if ke:
+        out.print(f"key_entity_transcription: n={ke.get('n')} entity F1 (lenient)={_cell(ke.get('entity_f1_lenient'))} "
+                  f"correctness with penalty={_cell(ke.get('correctness_with_penalty'))}")
+
+
+@app.command()
+def report(
+    run_id: str,
+    store: Store_ = DEFAULT_STORE,
+    out_dir: Annotated[Path | None, typer.Option("--out", help="Output directory")] = None,
+) -> None:
+    """Write the static HTML report of a run."""
+    from analysis.report import write_report
+
+    from tasks.store import Store
+
+    s = Store(store)
+    if run_id not in s.run_ids():
+        fail(f"no run {run_id!r} in {store}")
+    out.print(str(write_report(s, run_id, out_dir)))

@@ -1,0 +1,136 @@
+"""Run configuration: one pydantic model, loadable from YAML, validated at the boundary."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+DOMAINS = ("airline", "itsm", "medical_hr")
+
+
+class ConfigError(ValueError):
+    """A configuration problem; the message names the file and the field."""
+
+
+class ScenarioSource(BaseModel):
+    """Where scenarios come from: the built-in pack (default) or an EVA checkout."""
+
+    model_config = ConfigDict(extra="forbid")
+    eva_root: Path | None = Field(
+        default=None, description="Root of an EVA checkout (data/, configs/); default: built-in pack"
+    )
+    pack: Path | None = Field(default=None, description="A scenario pack directory of our format")
+    domains: list[Literal["airline", "itsm", "medical_hr"]] = Field(
+        default_factory=lambda: list(DOMAINS), description="Domains to include"
+    )
+    records: list[str] | None = Field(default=None, description="Record ids to include (all if unset)")
+    limit: int | None = Field(default=None, ge=1, description="At most this many records per domain")
+
+
+class SystemSpec(BaseModel):
+    """An agent configuration under test; its name labels every stored row."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    name: str = Field(description="Label of the system in tables and figures")
+    agent: str = Field(default="reference", description="Agent registry name, or a ws:// URL")
+    params: dict[str, Any] = Field(default_factory=dict, description="Agent parameters (STT/TTS...)")
+
+    @field_validator("name")
+    @classmethod
+    def _plain_name(cls, value: str) -> str:
+        if not value or "/" in value or value.startswith("."):
+            raise ValueError(f"system name {value!r} must be non-empty and contain no '/'")
+        return value
+
+
+class CallerSpec(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    name: str = Field(default="scripted", description="Caller registry name")
+    params: dict[str, Any] = Field(default_factory=dict)
+
+
+class JudgeSpec(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    name: str = Field(default="offline", description="Judge back-end: offline or llm")
+    params: dict[str, Any] = Field(default_factory=dict)
+
+
+class RunnerSpec(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    kind: Literal["threads", "dask"] = "threads"
+    workers: int = Field(default=2, ge=1, le=256, description="Threads, or local Dask workers")
+    dask_address: str | None = Field(default=None, description="tcp://HOST:PORT of a Dask scheduler")
+
+
+class BenchmarkConfig(BaseModel):
+    """Everything that defines a benchmark run; stored with the run so it can be rebuilt."""
+
+    model_config = ConfigDict(extra="forbid")
+    run_id: str | None = Field(default=None, description="Reuse to resume a run; auto if unset")
+    store: str = Field(default="./evaflow-data", description="Store root: a directory or fsspec URL")
+    scenarios: ScenarioSource = Field(default_factory=ScenarioSource)
+    systems: list[SystemSpec] = Field(
+        default_factory=lambda: [SystemSpec(name="reference", agent="reference")], min_length=1
+    )
+    caller: CallerSpec = Field(default_factory=CallerSpec)
+    judge: JudgeSpec = Field(default_factory=JudgeSpec)
+    conditions: list[str] = Field(default_factory=lambda: ["clean", "noise"], min_length=1)
+    conditions_file: Path | None = Field(default=None, description="YAML of extra conditions")
+    trials: int = Field(default=3, ge=1, le=100, description="Trials per scenario and condition")
+    max_attempts: int = Field(default=3, ge=1, le=20, description="Total attempts per trial")
+    mode: Literal["text", "audio"] = "audio"
+    clock: Literal["virtual", "realtime"] = "virtual"
+    max_duration_s: float = Field(default=600.0, ge=10, le=10000)
+    seed: int = Field(default=0, ge=0)
+    metrics: list[str] | None = Field(default=None, description="Metric names; default set if unset")
+    runner: RunnerSpec = Field(default_factory=RunnerSpec)
+    batch_size: int = Field(default=8, ge=1, le=10000, description="Trials per committed batch")
+    report: bool = Field(default=True, description="Write the HTML report at the end")
+
+    @field_validator("run_id")
+    @classmethod
+    def _plain_run_id(cls, value: str | None) -> str | None:
+        if value is not None and (not value or "/" in value or value.startswith(".")):
+            raise ValueError(f"run_id {value!r} must be a plain name (no '/', not starting with '.')")
+        return value
+
+    def with_run_id(self) -> BenchmarkConfig:
+        if self.run_id:
+            return self
+        stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+        return self.model_copy(update={"run_id": f"{stamp}-{self.fingerprint()[:6]}"})
+
+    def fingerprint(self) -> str:
+        payload = self.model_dump(mode="json", exclude={"run_id", "runner", "report", "store"})
+        return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+
+
+def load_config(path: Path, overrides: dict[str, Any] | None = None) -> BenchmarkConfig:
+    """Load a YAML config; errors name the file and the offending field."""
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: config file not found") from None
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path}: invalid YAML ({exc})") from exc
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{path}: top level must be a mapping of config fields")
+    raw.update(overrides or {})
+    return parse_config(raw, source=str(path))
+
+
+def parse_config(raw: dict[str, Any], source: str = "<config>") -> BenchmarkConfig:
+    try:
+        return BenchmarkConfig.model_validate(raw)
+    except ValidationError as exc:
+        lines = []
+        for err in exc.errors():
+            loc = ".".join(str(p) for p in err["loc"]) or "(top level)"
+            lines.append(f"{source}: field '{loc}': {err['msg']} (got {err.get('input')!r})")
+        raise ConfigError("\n".join(lines)) from None

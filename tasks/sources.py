@@ -1,0 +1,36 @@
+"""Resolve a ``ScenarioSource`` into scenarios: the built-in pack or an EVA checkout."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import scenarios
+from scenarios.models import Scenario
+from tasks.config import ScenarioSource
+
+BUILTIN_PACK = Path(scenarios.__file__).resolve().parent / "pack"
+
+
+def load_source(source: ScenarioSource) -> list[Scenario]:
+    """Scenarios selected by ``source``, in a stable order (domain, then record order)."""
+    from scenarios.loader import load_eva_scenarios, load_scenario_dir
+
+    domains = list(source.domains)
+    if source.eva_root is not None:
+        found = load_eva_scenarios(source.eva_root, domains=domains, record_ids=source.records)
+    else:
+        pack = source.pack or BUILTIN_PACK
+        found = [
+            s
+            for s in load_scenario_dir(pack, domains=domains)
+            if source.records is None or s.id in source.records
+        ]
+    if source.limit is not None:
+        per_domain: dict[str, int] = {}
+        limited = []
+        for s in found:
+            per_domain[s.domain] = per_domain.get(s.domain, 0) + 1
+            if per_domain[s.domain] <= source.limit:
+                limited.append(s)
+        found = limited
+    return found

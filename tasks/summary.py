@@ -1,0 +1,70 @@
+"""Run-level aggregation: composites of the final valid attempts -> pass@1 / pass@k / pass^k."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from tasks.store import Store
+from tasks.tables import to_table
+
+COMPOSITE_DIMENSIONS = ("EVA-A_pass", "EVA-X_pass", "EVA-overall_pass")
+SUMMARY_COLUMNS = ["system", "domain", "condition", "dimension", "pass_at_1", "pass_at_k",
+                   "pass_pow_k", "k", "n"]
+
+
+def attempt_values(store: Store, run_id: str) -> pd.DataFrame:
+    """One row per (final, valid attempt, dimension) with the value used for pass@k."""
+    trials = store.read("trials", run_id)
+    metrics = store.read("metrics", run_id)
+    if trials.empty:
+        return pd.DataFrame(
+            columns=["system", "domain", "condition", "scenario_id", "trial", "dimension", "value"]
+        )
+    final = trials[trials["final"] & trials["valid"]]
+    top = metrics[metrics["parent"].isna()]
+    merged = final.merge(top, on=["run_id", "attempt_id"], how="inner", suffixes=("", "_m"))
+    merged["value"] = merged["normalized_score"].where(
+        merged["normalized_score"].notna(), merged["score"]
+    )
+    merged.loc[merged["error"].notna() | merged["skipped"], "value"] = float("nan")
+    out = merged.rename(columns={"metric": "dimension"})
+    # Keep every scenario cell in the frame, even when no attempt was valid, so that
+    # all-invalid scenarios are counted as excluded rather than silently dropped.
+    invalid = trials[trials["final"] & ~trials["valid"]]
+    if not invalid.empty:
+        filler = [
+            {**row, "dimension": dim, "value": float("nan")}
+            for row in invalid[["system", "domain", "condition", "scenario_id", "trial"]].to_dict(
+                "records"
+            )
+            for dim in COMPOSITE_DIMENSIONS
+        ]
+        out = pd.concat([out, pd.DataFrame(filler)], ignore_index=True)
+    return out[["system", "domain", "condition", "scenario_id", "trial", "dimension", "value"]]
+
+
+def summarize_run(store: Store, run_id: str) -> list[dict[str, Any]]:
+    """Compute and store the run's aggregates (per domain and pooled as domain 'all')."""
+    from tasks.aggregate import aggregate
+
+    values = attempt_values(store, run_id)
+    if values.empty:
+        return []
+    pooled = values.assign(domain="all")
+    both = pd.concat([values, pooled], ignore_index=True)
+    table = aggregate(both, by=["system", "domain", "condition", "dimension"])
+    table = table.assign(run_id=run_id, batch="aggregates")
+    if "n" not in table.columns and "n_scenarios" in table.columns:
+        table = table.rename(columns={"n_scenarios": "n"})
+    if "excluded_scenarios" in table.columns:
+        table = table.rename(columns={"excluded_scenarios": "excluded"})
+    store.write_single("aggregates", run_id, to_table("aggregates", table.to_dict("records")))
+    headline = table[table["dimension"].isin(COMPOSITE_DIMENSIONS)]
+    return [
+        {k: (None if pd.isna(v) else v) for k, v in row.items()}
+        for row in headline[[c for c in SUMMARY_COLUMNS if c in headline.columns]].to_dict(
+            "records"
+        )
+    ]

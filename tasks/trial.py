@@ -1,0 +1,167 @@
+"""One trial: simulate, score, validate, and regenerate while the simulator was at fault.
+
+Pure code (no Prefect). Every attempt is kept, failed ones included: failures are data.
+"""
+
+from __future__ import annotations
+
+import time
+import traceback
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from scenarios.models import Scenario
+from tasks.config import BenchmarkConfig, CallerSpec, JudgeSpec, SystemSpec
+from tasks.records import AttemptRecord, MetricScore
+
+
+class TrialSpec(BaseModel):
+    """One (system, scenario, condition, trial) cell of a run."""
+
+    model_config = ConfigDict(frozen=True)
+    run_id: str
+    system: SystemSpec
+    domain: str
+    scenario_id: str
+    condition: str
+    trial: int = Field(ge=0)
+    seed: int = Field(description="Derived from (seed, scenario, condition, trial): agent-independent")
+    mode: str
+    clock: str
+    caller: CallerSpec
+    judge: JudgeSpec
+    max_attempts: int
+    max_duration_s: float
+    metrics: list[str] | None = None
+    audio_dir: str | None = Field(default=None, description="Where attempt audio is written")
+    conditions_file: str | None = None
+
+    @property
+    def scenario_key(self) -> str:
+        return f"{self.domain}/{self.scenario_id}"
+
+    @property
+    def trial_key(self) -> str:
+        return "/".join(
+            [self.system.name, self.domain, self.scenario_id, self.condition, f"t{self.trial}"]
+        )
+
+    def attempt_id(self, attempt: int) -> str:
+        return f"{self.run_id}/{self.trial_key}/a{attempt}"
+
+
+class AttemptResult(BaseModel):
+    record: AttemptRecord
+    scores: list[MetricScore] = Field(default_factory=list)
+    validation: dict[str, Any] = Field(default_factory=dict)
+
+
+class TrialResult(BaseModel):
+    spec: TrialSpec
+    attempts: list[AttemptResult]
+
+    @property
+    def final(self) -> AttemptResult:
+        return self.attempts[-1]
+
+
+def trial_seed(seed: int, scenario_key: str, condition: str, trial: int) -> int:
+    from perturbations import derive_seed
+
+    return derive_seed(seed, scenario_key, condition, trial)
+
+
+def expand_trials(
+    config: BenchmarkConfig, scenarios: list[Scenario], audio_root: str | None
+) -> list[TrialSpec]:
+    """scenarios x conditions x trials x systems, in a stable order."""
+    assert config.run_id, "expand_trials needs a run id"
+    specs = []
+    for system in config.systems:
+        for scenario in scenarios:
+            for condition in config.conditions:
+                for trial in range(config.trials):
+                    specs.append(
+                        TrialSpec(
+                            run_id=config.run_id,
+                            system=system,
+                            domain=scenario.domain,
+                            scenario_id=scenario.id,
+                            condition=condition,
+                            trial=trial,
+                            seed=trial_seed(config.seed, scenario.key, condition, trial),
+                            mode=config.mode,
+                            clock=config.clock,
+                            caller=config.caller,
+                            judge=config.judge,
+                            max_attempts=config.max_attempts,
+                            max_duration_s=config.max_duration_s,
+                            metrics=config.metrics,
+                            audio_dir=audio_root,
+                            conditions_file=str(config.conditions_file)
+                            if config.conditions_file
+                            else None,
+                        )
+                    )
+    return specs
+
+
+def _failed_record(spec: TrialSpec, attempt: int, error: str) -> AttemptRecord:
+    return AttemptRecord(
+        attempt_id=spec.attempt_id(attempt),
+        run_id=spec.run_id,
+        system=spec.system.name,
+        scenario_id=spec.scenario_id,
+        domain=spec.domain,
+        condition=spec.condition,
+        trial=spec.trial,
+        attempt=attempt,
+        mode="audio" if spec.mode == "audio" else "text",
+        status="infra_error",
+        end_reason="harness_error",
+        error=error,
+    )
+
+
+def run_attempt(spec: TrialSpec, scenario: Scenario, attempt: int) -> AttemptResult:
+    """Simulate and score one attempt. Never raises: a crash becomes an infra_error row."""
+    from tasks.simulate_bridge import simulate_attempt
+    from tasks.scoring import score_attempt
+
+    started = time.perf_counter()
+    try:
+        record = simulate_attempt(spec, scenario, attempt)
+    except Exception:  # noqa: BLE001 - failures are data
+        record = _failed_record(spec, attempt, traceback.format_exc(limit=5))
+    record.wall_s = record.wall_s or time.perf_counter() - started
+    try:
+        scores, validation = score_attempt(spec, scenario, record)
+    except Exception:  # noqa: BLE001
+        scores, validation = [], {
+            "valid": False,
+            "reason": "harness_error",
+            "should_retry": True,
+            "failed_metrics": [],
+            "error": traceback.format_exc(limit=5),
+        }
+    return AttemptResult(record=record, scores=scores, validation=validation)
+
+
+def run_trial(spec: TrialSpec, scenario: Scenario) -> TrialResult:
+    """Attempts until one is valid, the agent (not the simulator) failed, or attempts run out."""
+    attempts: list[AttemptResult] = []
+    for attempt in range(1, spec.max_attempts + 1):
+        result = run_attempt(spec, scenario, attempt)
+        attempts.append(result)
+        if result.validation.get("valid") or not result.validation.get("should_retry", True):
+            break
+    return TrialResult(spec=spec, attempts=attempts)
+
+
+def audio_dir_for(spec: TrialSpec, attempt: int) -> Path | None:
+    if not spec.audio_dir:
+        return None
+    safe = spec.attempt_id(attempt).replace("/", "__")
+    return Path(spec.audio_dir) / safe

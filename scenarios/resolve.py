@@ -85,6 +85,16 @@ def resolve_user_goal(
     return _walk(goal, _identity(record, lang), loc)
 
 
+def resolve_localized(
+    value: Any,
+    record: dict[str, Any],
+    lang: str = "en",
+    aliases: dict[str, dict[str, Any]] | None = None,
+) -> Any:
+    """Deep copy of ``value`` resolved like a user goal (names, phone, companion and LOC)."""
+    return _walk(copy.deepcopy(value), _identity(record, lang), _loc_map(aliases or {}, lang))
+
+
 def _loc_map(aliases: dict[str, dict[str, Any]], lang: str) -> dict[str, str]:
     if lang == "en":
         return {}

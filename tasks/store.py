@@ -54,9 +54,9 @@ class Store:
     def __init__(self, root: str) -> None:
         self.root = str(root).rstrip("/")
         self.fs, self._base = fsspec.core.url_to_fs(self.root)
-        self.local = self.fs.protocol in ("file", ("file", "local"), "local") or (
-            isinstance(self.fs.protocol, tuple) and "file" in self.fs.protocol
-        )
+        protocols = self.fs.protocol if isinstance(self.fs.protocol, tuple) else (self.fs.protocol,)
+        self.protocol = protocols[0]
+        self.local = "file" in protocols or "local" in protocols
 
     # -- paths ---------------------------------------------------------------
     def _dir(self, table: str, run_id: str) -> str:
@@ -121,7 +121,7 @@ class Store:
             raise StoreError(f"corrupt or unreadable Parquet file {self._url(path)}: {exc}") from exc
 
     def _url(self, path: str) -> str:
-        return path if self.local else f"{self.fs.protocol if isinstance(self.fs.protocol, str) else self.fs.protocol[0]}://{path}"
+        return path if self.local else f"{self.protocol}://{path}"
 
     def recover(self, run_id: str) -> RecoveryReport:
         """Remove debris of a killed run and quarantine unreadable batches."""
@@ -189,6 +189,8 @@ class Store:
         """A DuckDB connection with one view per table over the committed data."""
         con = duckdb.connect()
         runs = run_ids or self.run_ids()
+        if not self.local:
+            con.register_filesystem(self.fs)
         for table in SCHEMAS:
             files = [p for run in runs for p in self.parts(table, run)]
             con.register(f"_empty_{table}", SCHEMAS[table].empty_table())
@@ -196,7 +198,6 @@ class Store:
                 con.execute(f"CREATE VIEW {table}_all AS SELECT * FROM _empty_{table}")
             else:
                 if not self.local:
-                    con.register_filesystem(self.fs)
                     files = [self._url(p) for p in files]
                 listing = ", ".join("'" + f.replace("'", "''") + "'" for f in files)
                 con.execute(
@@ -217,15 +218,17 @@ class Store:
         return con
 
     def query(self, sql: str, run_ids: list[str] | None = None) -> pd.DataFrame:
-        con = self.connect(run_ids)
+        con = None
         try:
+            con = self.connect(run_ids)
             return con.execute(sql).df()
         except duckdb.Error as exc:
             problems = self.verify(run_ids)
             hint = ("\n" + "\n".join(problems)) if problems else ""
             raise StoreError(f"query failed: {exc}{hint}") from exc
         finally:
-            con.close()
+            if con is not None:
+                con.close()
 
 
 def _safe_component(value: str, what: str) -> str:

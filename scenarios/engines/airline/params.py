@@ -107,7 +107,7 @@ FIELD_HINTS: dict[str, tuple[str, str]] = {
 
 def _matching(pattern: re.Pattern[str], what: str, upper: bool = False) -> AfterValidator:
     def check(value: str) -> str:
-        if not pattern.match(value):
+        if not pattern.fullmatch(value):
             raise ValueError(f"{what} does not match {pattern.pattern}")
         return value.upper() if upper else value
 
@@ -115,7 +115,7 @@ def _matching(pattern: re.Pattern[str], what: str, upper: bool = False) -> After
 
 
 def _calendar_date(value: str) -> str:
-    if not DATE_RE.match(value):
+    if not DATE_RE.fullmatch(value):
         raise ValueError("date must be YYYY-MM-DD")
     date.fromisoformat(value)  # rejects 2026-02-30 with a ValueError pydantic reports
     return value

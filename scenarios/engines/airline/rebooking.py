@@ -8,6 +8,7 @@ cancelled, and every old-journey segment gets a seat back even for a partial reb
 from __future__ import annotations
 
 import copy
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -87,25 +88,36 @@ def booking_fare(booking: Json) -> Any:
     return sum(s.get("fare_paid") or 0 for s in booking.get("segments") or [])
 
 
+@dataclass(frozen=True)
+class RebookPlan:
+    """Everything a rebooking needs once every check has passed."""
+
+    booking: Json  # the booking whose fares are used (non-cancelled preferred)
+    new_journey: Json
+    original_class: str
+    replaced: Json | None  # the replaced leg of a partial rebook
+    old_fare: Any
+    new_fare: Any
+
+
 def _new_segment_fare(
-    index: int, segment: Json, target: str, old: Json, replaced: Json | None, irrops: bool
+    index: int, segment: Json, target: str, plan: RebookPlan, irrops: bool
 ) -> Any:
-    new_count = len(old["new_journey"].get("segments") or [])
-    old_segments = old["booking"].get("segments") or []
-    if irrops and replaced is None and index < len(old_segments):
+    old_segments = plan.booking.get("segments") or []
+    if irrops and plan.replaced is None and index < len(old_segments):
         return old_segments[index].get("fare_paid")
-    if irrops and replaced is not None and new_count == 1:
-        return replaced.get("fare_paid")
+    if irrops and plan.replaced is not None and len(plan.new_journey.get("segments") or []) == 1:
+        return plan.replaced.get("fare_paid")
     return (segment.get("fares") or {}).get(target, 0)
 
 
-def _new_booking(ctx: Json, target: str, replaced: Json | None, irrops: bool) -> Json:
-    journey = ctx["new_journey"]
+def _new_booking(plan: RebookPlan, target: str, irrops: bool) -> Json:
+    journey = plan.new_journey
     segments = [
         {
             "flight_number": seg.get("flight_number"),
             "date": journey.get("date"),
-            "fare_paid": _new_segment_fare(i, seg, target, ctx, replaced, irrops),
+            "fare_paid": _new_segment_fare(i, seg, target, plan, irrops),
             "seat": None,
             "bags_checked": 0,
             "meal_request": None,
@@ -115,7 +127,7 @@ def _new_booking(ctx: Json, target: str, replaced: Json | None, irrops: bool) ->
     return {
         "journey_id": journey.get("journey_id"),
         "fare_class": target,
-        "fare_paid": ctx["old_fare"] if irrops else ctx["new_fare"],
+        "fare_paid": plan.old_fare if irrops else plan.new_fare,
         "status": "confirmed",
         "segments": segments,
     }
@@ -130,18 +142,16 @@ def _kept_segments(booking: Json, flight_number: str) -> list[Json]:
 
 
 def _apply_rebooking(
-    p: RebookFlightParams, db: Json, reservation: Json, ctx: Json, cost: RebookCost
+    p: RebookFlightParams, db: Json, reservation: Json, plan: RebookPlan, cost: RebookCost
 ) -> list[Json]:
     """Mutate the DB; returns the kept segments of a partial rebook (empty otherwise)."""
     bookings: list[Json] = reservation.setdefault("bookings", [])
     first_old = next(b for b in bookings if b.get("journey_id") == p.journey_id)
     first_old["status"] = "cancelled"
-    replaced = ctx["replaced"]
-    irrops = is_irrops(p.rebooking_type)
-    bookings.append(_new_booking(ctx, cost.new_fare_class, replaced, irrops))
+    bookings.append(_new_booking(plan, cost.new_fare_class, is_irrops(p.rebooking_type)))
     kept: list[Json] = []
     if p.flight_number is not None:
-        kept = _kept_segments(ctx["booking"], p.flight_number)
+        kept = _kept_segments(plan.booking, p.flight_number)
         bookings.append(
             {
                 "journey_id": p.journey_id,
@@ -152,13 +162,13 @@ def _apply_rebooking(
             }
         )
     reservation["status"] = "changed"
-    adjust_seats(ctx["new_journey"], cost.new_fare_class, -1)
+    adjust_seats(plan.new_journey, cost.new_fare_class, -1)
     adjust_seats(find_journey(db, p.journey_id), cost.original_fare_class, +1)
     return kept
 
 
-def _rebook_context(p: RebookFlightParams, db: Json, booking: Json) -> Json:
-    """Everything the rebooking needs, or an error response if it cannot go ahead."""
+def plan_rebooking(p: RebookFlightParams, db: Json, booking: Json) -> RebookPlan | Json:
+    """The rebooking plan, or the error response of the first check that fails."""
     new_journey = find_journey(db, p.new_journey_id)
     if new_journey is None:
         return error("flight_not_found", f"Flight {p.new_journey_id} not found")
@@ -181,15 +191,7 @@ def _rebook_context(p: RebookFlightParams, db: Json, booking: Json) -> Json:
         )
     if min_seats(new_journey, target) <= 0:
         return error("no_seats_available", f"No {target} seats available on {p.new_journey_id}")
-    return {
-        "status": "ok",
-        "booking": booking,
-        "new_journey": new_journey,
-        "original_class": original_class,
-        "replaced": replaced,
-        "old_fare": old_fare or 0,
-        "new_fare": new_fare,
-    }
+    return RebookPlan(booking, new_journey, original_class, replaced, old_fare or 0, new_fare)
 
 
 def _new_journey_view(journey: Json) -> Json:
@@ -227,19 +229,19 @@ def rebook_flight(p: RebookFlightParams, db: Json, call_index: int) -> Json:
     booking = find_booking(reservation, p.journey_id)
     if is_error(booking):
         return booking
-    ctx = _rebook_context(p, db, booking)
-    if is_error(ctx):
-        return ctx
-    cost = rebook_cost(p, ctx["original_class"], ctx["old_fare"], ctx["new_fare"])
-    replaced = copy.deepcopy(ctx["replaced"])
-    kept = _apply_rebooking(p, db, reservation, ctx, cost)
+    plan = plan_rebooking(p, db, booking)
+    if not isinstance(plan, RebookPlan):
+        return plan
+    cost = rebook_cost(p, plan.original_class, plan.old_fare, plan.new_fare)
+    replaced = copy.deepcopy(plan.replaced)
+    kept = _apply_rebooking(p, db, reservation, plan, cost)
     message = f"Successfully rebooked to flight {p.new_journey_id}"
     if cost.cabin_changed:
         message += f" in {cost.new_fare_class}"
     response = success(
         message,
         confirmation_number=p.confirmation_number,
-        new_journey=_new_journey_view(ctx["new_journey"]),
+        new_journey=_new_journey_view(plan.new_journey),
         cost_summary=cost.model_dump(),
     )
     if replaced is not None:

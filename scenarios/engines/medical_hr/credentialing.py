@@ -30,9 +30,15 @@ from scenarios.engines.medical_hr.params import (
 EXTENSION_WINDOW_DAYS = 60
 MIN_PER_OCCURRENCE_USD = 1_000_000
 PROFILE_FIELDS = (
-    "npi", "employee_id", "first_name", "last_name", "facility_code", "role_code",
-    "department_code", "hire_date",
-)  # fmt: skip
+    "npi",
+    "employee_id",
+    "first_name",
+    "last_name",
+    "facility_code",
+    "role_code",
+    "department_code",
+    "hire_date",
+)
 
 
 @medical_tool("get_provider_profile", NpiParams, Gate.PROVIDER_OR_OTP)
@@ -51,8 +57,10 @@ def _find_license(
         return None, None, provider_not_found(npi)
     license_ = (provider.get("licenses") or {}).get(license_number)
     if not isinstance(license_, dict):
-        return None, None, error(
-            "license_not_found", f"License {license_number} not found for NPI {npi}"
+        return (
+            None,
+            None,
+            error("license_not_found", f"License {license_number} not found for NPI {npi}"),
         )
     return provider, license_, None
 

@@ -30,13 +30,23 @@ from scenarios.engines.medical_hr.params import (
 )
 
 RECORD_FIELDS = (
-    "employee_id", "first_name", "last_name", "department_code", "role_code", "unit_code",
-    "hire_date", "employment_status",
-)  # fmt: skip
+    "employee_id",
+    "first_name",
+    "last_name",
+    "department_code",
+    "role_code",
+    "unit_code",
+    "hire_date",
+    "employment_status",
+)
 I9_FIELDS = (
-    "verification_action", "document_list_type", "document_type_code", "document_number",
-    "document_expiration_date", "issuing_country_code",
-)  # fmt: skip
+    "verification_action",
+    "document_list_type",
+    "document_type_code",
+    "document_number",
+    "document_expiration_date",
+    "issuing_country_code",
+)
 
 
 @medical_tool("get_employee_record", EmployeeParams, Gate.EMPLOYEE_OR_OTP)
@@ -280,8 +290,7 @@ def add_visa_dependent(p: VisaDependentParams, db: Db, call_index: int) -> Respo
         uscis_receipt_number=p.uscis_receipt_number,
         amendment_id=amendment_id,
         message=(
-            f"Dependent added to petition {p.visa_petition_number}. "
-            f"Amendment ID: {amendment_id}"
+            f"Dependent added to petition {p.visa_petition_number}. Amendment ID: {amendment_id}"
         ),
     )
 

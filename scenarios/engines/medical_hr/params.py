@@ -1,128 +1,41 @@
 """Typed parameter models of the medical_hr tools (one per parameter shape).
 
-Formats and enums follow the agent config ``medical_hr_agent.yaml`` and spec 2.3. Each
-constrained field carries a description ("must be ...") and an example: the validation
-error message quotes both, so an agent can correct its call.
+Fields, required/optional split and enums follow ``medical_hr_agent.yaml``; the formats
+come from :mod:`scenarios.engines.medical_hr.formats` (spec 2.3).
 """
 
 from __future__ import annotations
 
-import datetime as dt
-from typing import Annotated, Literal
+from typing import Literal
 
-from pydantic import (
-    AfterValidator,
-    BaseModel,
-    ConfigDict,
-    Field,
-    StringConstraints,
-    field_validator,
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from scenarios.engines.medical_hr.formats import (
+    AppointmentDatetime,
+    AppointmentType,
+    CaseId,
+    ClearanceCode,
+    CompletionCode,
+    CountryCode,
+    DeaNumber,
+    Department,
+    DocumentNumber,
+    EmployeeId,
+    FacilityCode,
+    IsoDate,
+    Npi,
+    OtpCode,
+    PersonName,
+    PetitionNumber,
+    Pin,
+    PolicyNumber,
+    PrivilegeCode,
+    ShiftId,
+    StateCode,
+    StateLicenseNumber,
+    UnitCode,
+    UsdLimit,
 )
-
-
-def _calendar_date(value: str) -> str:
-    # The pattern only checks the shape; 2026-02-30 must fail too.
-    dt.date.fromisoformat(value)
-    return value
-
-
-def _calendar_datetime(value: str) -> str:
-    dt.datetime.strptime(value, "%Y-%m-%d %H:%M")
-    return value
-
-
-def _pattern(regex: str, description: str, example: str) -> object:
-    """Field metadata for a string that must match ``regex`` (ASCII digits only)."""
-    return Field(description=description, examples=[example], pattern=regex)
-
-
-EmployeeId = Annotated[
-    str, _pattern(r"^EMP[0-9]{6}$", "EMP followed by 6 digits", "EMP048271")
-]
-Npi = Annotated[str, _pattern(r"^[0-9]{10}$", "10 digits, no letters", "1487392045")]
-FacilityCode = Annotated[
-    str,
-    _pattern(
-        r"^[A-Z]{2,4}-[0-9]{2}[A-Z]$",
-        "2-4 uppercase letters, dash, 2 digits, 1 uppercase letter",
-        "MGH-04B",
-    ),
-]
-Pin = Annotated[str, _pattern(r"^[0-9]{4}$", "4 digits", "7291")]
-OtpCode = Annotated[str, _pattern(r"^[0-9]{6}$", "6 digits", "483920")]
-IsoDate = Annotated[
-    str,
-    StringConstraints(pattern=r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"),
-    AfterValidator(_calendar_date),
-    Field(description="a date in YYYY-MM-DD format", examples=["2026-05-01"]),
-]
-AppointmentDatetime = Annotated[
-    str,
-    StringConstraints(pattern=r"^[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}$"),
-    AfterValidator(_calendar_datetime),
-    Field(description="a date and time in YYYY-MM-DD HH:MM format", examples=["2026-05-05 09:00"]),
-]
-DeaNumber = Annotated[
-    str, _pattern(r"^[A-Z]{2}[0-9]{7}$", "2 uppercase letters followed by 7 digits", "BK4729183")
-]
-StateLicenseNumber = Annotated[
-    str,
-    _pattern(
-        r"^[A-Z]{2}-[A-Z]{2,4}-[0-9]{6,8}$",
-        "2-letter state code, dash, 2-4 letter license type, dash, 6-8 digits",
-        "MA-RN-004821",
-    ),
-]
-ShiftId = Annotated[
-    str,
-    _pattern(r"^SHF-[0-9]{8}-[0-9]{4}$", "SHF-YYYYMMDD-HHMM", "SHF-20260501-0700"),
-]
-CaseId = Annotated[
-    str,
-    _pattern(r"^CASE-[A-Z0-9]{2,6}-[0-9]{6}$", "CASE-PREFIX-6digits", "CASE-LIC-048271"),
-]
-CompletionCode = Annotated[
-    str, _pattern(r"^[A-Za-z0-9]{4}$", "4 alphanumeric characters", "AB12")
-]
-ClearanceCode = Annotated[
-    str,
-    _pattern(
-        r"^CLR-[A-Z]{2,4}-[0-9]{6}$", "CLR, dash, 2-4 uppercase letters, dash, 6 digits",
-        "CLR-OCC-048271",
-    ),
-]
-StateCode = Annotated[str, _pattern(r"^[A-Z]{2}$", "a 2-letter US state abbreviation", "CA")]
-UnitCode = Annotated[
-    str, _pattern(r"^[A-Z0-9]{1,6}-[A-Z0-9]{1,8}$", "a unit code such as digits+letter-letters", "4B-ICU")
-]
-PolicyNumber = Annotated[
-    str,
-    _pattern(r"^POL-[0-9]{4}-[A-Z0-9]{6}$", "POL-YYYY-XXXXXX", "POL-2025-BK4420"),
-]
-PrivilegeCode = Annotated[
-    str, _pattern(r"^PRV-[A-Z]{2,10}-[0-9]{3}$", "PRV-CATEGORY-3digits", "PRV-CARD-001")
-]
-DocumentNumber = Annotated[
-    str, _pattern(r"^[A-Z0-9]{6,12}$", "6-12 uppercase alphanumeric characters", "A12345678")
-]
-CountryCode = Annotated[str, _pattern(r"^[A-Z]{2}$", "a 2-letter ISO country code", "US")]
-PetitionNumber = Annotated[
-    str,
-    _pattern(r"^[A-Z]{3}[0-9]{10}$", "3 uppercase letters followed by 10 digits", "WAC2512045678"),
-]
-PersonName = Annotated[
-    str,
-    _pattern(r"^[A-Za-z-]{2,30}$", "2-30 characters, letters and hyphens only", "Jean-Luc"),
-]
-UsdLimit = Annotated[
-    int, Field(gt=0, description="a positive whole USD amount", examples=[1000000])
-]
-
-Department = Literal[
-    "CARDIOLOGY", "EMERGENCY", "ONCOLOGY", "SURGERY", "NEUROLOGY",
-    "PEDIATRICS", "RADIOLOGY", "PATHOLOGY", "ORTHOPEDICS", "OBSTETRICS",
-]  # fmt: skip
-AppointmentType = Literal["orientation_followup", "return_to_work_checkin", "competency_review"]
 
 
 class ToolParams(BaseModel):
@@ -206,9 +119,11 @@ class DepartmentManagerNotifyParams(ToolParams):
     employee_id: EmployeeId
     case_id: CaseId
     notification_type: Literal[
-        "shift_swap_confirmed", "fmla_opened", "payroll_correction_submitted",
+        "shift_swap_confirmed",
+        "fmla_opened",
+        "payroll_correction_submitted",
         "pto_request_submitted",
-    ] = Field(description="action being reported")  # fmt: skip
+    ] = Field(description="action being reported")
 
 
 class MalpracticeUpdateParams(ToolParams):
@@ -226,9 +141,15 @@ class MalpracticeUpdateParams(ToolParams):
 class OnboardingTaskParams(ToolParams):
     employee_id: EmployeeId
     task_code: Literal[
-        "BLS_UPLOAD", "I9_VERIFY", "BADGE_PICKUP", "OCC_HEALTH",
-        "HIPAA_TRAIN", "DRUG_SCREEN", "TB_TEST", "ORIENTATION",
-    ] = Field(description="onboarding task")  # fmt: skip
+        "BLS_UPLOAD",
+        "I9_VERIFY",
+        "BADGE_PICKUP",
+        "OCC_HEALTH",
+        "HIPAA_TRAIN",
+        "DRUG_SCREEN",
+        "TB_TEST",
+        "ORIENTATION",
+    ] = Field(description="onboarding task")
     completion_code: CompletionCode
 
 
@@ -260,9 +181,11 @@ class PdmpNotifyParams(DeaParams):
 class FmlaCaseParams(ToolParams):
     employee_id: EmployeeId
     leave_category: Literal[
-        "employee_medical_condition", "family_member_serious_illness", "bonding",
+        "employee_medical_condition",
+        "family_member_serious_illness",
+        "bonding",
         "military_exigency",
-    ] = Field(description="FMLA leave category")  # fmt: skip
+    ] = Field(description="FMLA leave category")
     leave_start_date: IsoDate
     leave_end_date: IsoDate
 
@@ -332,9 +255,14 @@ class I9SubmitParams(ToolParams):
     )
     document_list_type: Literal["LIST_A", "LIST_B", "LIST_C"] = Field(description="I-9 list")
     document_type_code: Literal[
-        "US_PASSPORT", "PERM_RESIDENT_CARD", "EAD", "DRIVERS_LICENSE", "STATE_ID",
-        "SSN_CARD", "BIRTH_CERT",
-    ] = Field(description="document type")  # fmt: skip
+        "US_PASSPORT",
+        "PERM_RESIDENT_CARD",
+        "EAD",
+        "DRIVERS_LICENSE",
+        "STATE_ID",
+        "SSN_CARD",
+        "BIRTH_CERT",
+    ] = Field(description="document type")
     document_number: DocumentNumber
     document_expiration_date: IsoDate
     issuing_country_code: CountryCode
@@ -378,7 +306,10 @@ class PtoParams(ToolParams):
 class TransferParams(ToolParams):
     employee_id: EmployeeId
     transfer_reason: Literal[
-        "caller_requested", "policy_exception_needed", "unable_to_resolve",
-        "complaint_escalation", "technical_issue",
-    ] = Field(description="reason for the transfer")  # fmt: skip
+        "caller_requested",
+        "policy_exception_needed",
+        "unable_to_resolve",
+        "complaint_escalation",
+        "technical_issue",
+    ] = Field(description="reason for the transfer")
     issue_summary: str = Field(description="summary of the caller's request")

@@ -36,8 +36,10 @@ def _find_dea(
         return None, None, provider_not_found(npi)
     registration = provider.get("dea_registration")
     if not isinstance(registration, dict) or registration.get("dea_number") != dea_number:
-        return None, None, error(
-            "dea_record_not_found", f"DEA number {dea_number} not found for NPI {npi}"
+        return (
+            None,
+            None,
+            error("dea_record_not_found", f"DEA number {dea_number} not found for NPI {npi}"),
         )
     return provider, registration, None
 
@@ -126,9 +128,7 @@ def get_privilege_record(p: NpiParams, db: Db, call_index: int) -> Response:
 
 
 @medical_tool("check_reactivation_eligibility", ReactivationCheckParams, Gate.OTP)
-def check_reactivation_eligibility(
-    p: ReactivationCheckParams, db: Db, call_index: int
-) -> Response:
+def check_reactivation_eligibility(p: ReactivationCheckParams, db: Db, call_index: int) -> Response:
     provider = find_provider(db, p.npi)
     if provider is None:
         return provider_not_found(p.npi)

@@ -69,7 +69,9 @@ def _balance(employee: dict[str, Any], pto_type: str) -> Any:
 def _calendar_conflicts(
     db: Db, employee: dict[str, Any], p: PtoParams, days: list[str]
 ) -> Response | None:
-    blackouts = set((db.get("department_blackout_dates") or {}).get(employee.get("department_code")) or [])
+    blackouts = set(
+        (db.get("department_blackout_dates") or {}).get(employee.get("department_code")) or []
+    )
     conflicts = [day for day in days if day in blackouts]
     if conflicts:
         return error(

@@ -154,9 +154,7 @@ def correction_blocker(shift: dict[str, Any], current_date: str) -> Response | N
     if shift.get("pay_period_closed") or (period_end and str(period_end) < current_date):
         return _pay_period_closed()
     if shift.get("status") not in CORRECTABLE_STATUSES:
-        return error(
-            "shift_not_logged", "Shift has not been logged yet and cannot be corrected"
-        )
+        return error("shift_not_logged", "Shift has not been logged yet and cannot be corrected")
     return None
 
 
@@ -245,9 +243,7 @@ def check_oncall_eligibility(p: OncallParams, db: Db, call_index: int) -> Respon
 
 
 @medical_tool("register_oncall_availability", OncallRegistrationParams, Gate.EMPLOYEE)
-def register_oncall_availability(
-    p: OncallRegistrationParams, db: Db, call_index: int
-) -> Response:
+def register_oncall_availability(p: OncallRegistrationParams, db: Db, call_index: int) -> Response:
     employee = find_employee(db, p.employee_id)
     if employee is None:
         return employee_not_found(p.employee_id)

@@ -115,3 +115,41 @@ def test_parameter_models_match_yaml_parameters_and_enums(eva_root: Path) -> Non
             if "enum" in param:
                 allowed = literal_values(fields[param["name"]].annotation)
                 assert allowed == set(param["enum"]), (tool["id"], param["name"])
+
+
+def _name_in(db: dict[str, Any], english_db: dict[str, Any], english_name: str) -> str:
+    """The same passenger's last name in another language's DB (matched by position)."""
+    for conf, reservation in english_db["reservations"].items():
+        for i, passenger in enumerate(reservation["passengers"]):
+            if passenger["last_name"].lower() == english_name.lower():
+                return db["reservations"][conf]["passengers"][i]["last_name"]
+    return english_name
+
+
+def test_replay_outcome_is_the_same_in_every_language(
+    eva_root: Path, golden: dict[str, Any]
+) -> None:
+    """Spec 1.8: statuses and final-vs-expected hashes do not depend on the run language."""
+    records = load_records(eva_root)
+    checked = 0
+    for record_id, entry in golden.items():
+        record = records[record_id]
+        english_db = load_initial_db(eva_root, record)
+        for lang in record["culture_overrides"]:
+            raw = json.loads(
+                (eva_root / "data" / "airline_scenarios" / f"{record_id}.json").read_text("utf-8")
+            )
+            db = resolve_scenario_db(raw, record, lang, None)
+            expected = resolve_value(record["ground_truth"]["expected_scenario_db"], record, lang)
+            expected["_current_date"] = db["_current_date"]
+            engine = ToolEngine("airline", db)
+            for call in entry["calls"]:
+                params_ = dict(call["params"])
+                if call["tool"] == "get_reservation":
+                    # Upper-cased native-script names must still authenticate.
+                    params_["last_name"] = _name_in(db, english_db, params_["last_name"]).upper()
+                status = engine.execute(call["tool"], params_)["status"]
+                assert status == call["response"]["status"], (record_id, lang, call["tool"])
+            assert engine.final_hash == db_hash(expected), (record_id, lang)
+            checked += 1
+    assert checked > len(golden)

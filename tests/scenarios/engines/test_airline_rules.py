@@ -55,67 +55,51 @@ def booked_segment(flight: str, date: str, fare: float) -> dict:
     }
 
 
-def synthetic_db() -> dict[str, Any]:
-    """Two passengers, a direct main-cabin booking and a connecting basic-economy one."""
+# (journey id, legs as (flight, origin, destination, departure, arrival), fare overrides, extras)
+Leg = tuple[str, str, str, str, str]
+JOURNEY_TABLE: list[tuple[str, list[Leg], dict[str, float], dict[str, Any]]] = [
+    ("FL_SK100_20260401", [("SK100", "AUS", "LAX", "09:00", "11:00")], {}, {}),
+    ("FL_SK110_20260401", [("SK110", "AUS", "LAX", "07:00", "09:00")], {"main_cabin": 300.0}, {}),
+    ("FL_SK120_20260401", [("SK120", "AUS", "LAX", "12:00", "14:00")], {}, {"bookable": False}),
+    ("FL_SK130_20260401", [("SK130", "AUS", "LAX", "15:00", "17:00")], {}, {}),  # sold out
+    ("FL_SK140_20260401", [("SK140", "AUS", "LAX", "18:00", "20:00")], {}, {"status": "cancelled"}),
+    (
+        "FL_SK200_SK300_20260402",
+        [("SK200", "AUS", "DFW", "08:00", "09:00"), ("SK300", "DFW", "BOS", "10:00", "14:00")],
+        {"basic_economy": 250.0},
+        {},
+    ),
+    (
+        "FL_SK310_20260402",
+        [("SK310", "DFW", "BOS", "11:00", "15:00")],
+        {"basic_economy": 180.0},
+        {},
+    ),
+    (
+        "FL_SK210_SK320_20260402",
+        [("SK210", "AUS", "DFW", "06:00", "07:00"), ("SK320", "DFW", "BOS", "08:00", "12:00")],
+        {"basic_economy": 230.0},
+        {},
+    ),
+]
+
+
+def synthetic_journeys() -> dict[str, Any]:
     fares: dict[str, float | None] = {"basic_economy": 150.0, "main_cabin": 260.0}
     fares |= {"premium_economy": 500.0, "business": 1000.0, "first": None}
-    journeys = [
-        journey(
-            "FL_SK100_20260401",
-            "2026-04-01",
-            [segment("SK100", "AUS", "LAX", "09:00", "11:00")],
-            fares,
-        ),
-        journey(
-            "FL_SK110_20260401",
-            "2026-04-01",
-            [segment("SK110", "AUS", "LAX", "07:00", "09:00")],
-            fares | {"main_cabin": 300.0},
-        ),
-        journey(
-            "FL_SK120_20260401",
-            "2026-04-01",
-            [segment("SK120", "AUS", "LAX", "12:00", "14:00")],
-            fares,
-            bookable=False,
-        ),
-        journey(
-            "FL_SK130_20260401",
-            "2026-04-01",
-            [segment("SK130", "AUS", "LAX", "15:00", "17:00", seats=0)],
-            fares,
-        ),
-        journey(
-            "FL_SK140_20260401",
-            "2026-04-01",
-            [segment("SK140", "AUS", "LAX", "18:00", "20:00")],
-            fares,
-            status="cancelled",
-        ),
-        journey(
-            "FL_SK200_SK300_20260402",
-            "2026-04-02",
-            [
-                segment("SK200", "AUS", "DFW", "08:00", "09:00"),
-                segment("SK300", "DFW", "BOS", "10:00", "14:00"),
-            ],
-            fares | {"basic_economy": 250.0},
-        ),
-        journey(
-            "FL_SK310_20260402",
-            "2026-04-02",
-            [segment("SK310", "DFW", "BOS", "11:00", "15:00")],
-            fares | {"basic_economy": 180.0},
-        ),
-        journey(
-            "FL_SK210_SK320_20260402",
-            "2026-04-02",
-            [
-                segment("SK210", "AUS", "DFW", "06:00", "07:00"),
-                segment("SK320", "DFW", "BOS", "08:00", "12:00"),
-            ],
-            fares | {"basic_economy": 230.0},
-        ),
+    journeys = {}
+    for jid, legs, fare_overrides, extra in JOURNEY_TABLE:
+        day = f"{jid[-8:-4]}-{jid[-4:-2]}-{jid[-2:]}"
+        segments = [segment(*leg, seats=0 if leg[0] == "SK130" else 5) for leg in legs]
+        journeys[jid] = journey(jid, day, segments, fares | fare_overrides, **extra)
+    return journeys
+
+
+def synthetic_db() -> dict[str, Any]:
+    """Two passengers, a direct main-cabin booking and a connecting basic-economy one."""
+    connecting = [
+        booked_segment("SK200", "2026-04-02", 120.0),
+        booked_segment("SK300", "2026-04-02", 130.0),
     ]
     reservation = {
         "confirmation_number": "ABC123",
@@ -131,10 +115,7 @@ def synthetic_db() -> dict[str, Any]:
                 "fare_class": "basic_economy",
                 "fare_paid": 250.0,
                 "status": "confirmed",
-                "segments": [
-                    booked_segment("SK200", "2026-04-02", 120.0),
-                    booked_segment("SK300", "2026-04-02", 130.0),
-                ],
+                "segments": connecting,
             },
             {
                 "journey_id": "FL_SK100_20260401",
@@ -148,7 +129,7 @@ def synthetic_db() -> dict[str, Any]:
     return {
         "_current_date": "2026-03-20",
         "reservations": {"ABC123": reservation},
-        "journeys": {j["journey_id"]: j for j in journeys},
+        "journeys": synthetic_journeys(),
         "disruptions": {},
         "travel_credits": {},
         "meal_vouchers": {},

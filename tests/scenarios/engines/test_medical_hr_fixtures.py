@@ -27,7 +27,7 @@ TIER_FLAGS = {
 
 
 def _license(number: str, expires: str, **overrides: Any) -> dict[str, Any]:
-    base = {
+    base: dict[str, Any] = {
         "state_license_number": number,
         "license_type": "MD",
         "state_code": "MA",
@@ -44,7 +44,7 @@ def _license(number: str, expires: str, **overrides: Any) -> dict[str, Any]:
 
 
 def _provider(npi: str, employee_id: str | None, **overrides: Any) -> dict[str, Any]:
-    base = {
+    base: dict[str, Any] = {
         "npi": npi,
         "employee_id": employee_id,
         "first_name": "Ada",
@@ -69,7 +69,7 @@ def _provider(npi: str, employee_id: str | None, **overrides: Any) -> dict[str, 
 
 
 def _employee(employee_id: str, **overrides: Any) -> dict[str, Any]:
-    base = {
+    base: dict[str, Any] = {
         "employee_id": employee_id,
         "first_name": "Grace",
         "last_name": "Hopper",
@@ -103,7 +103,7 @@ def _employee(employee_id: str, **overrides: Any) -> dict[str, Any]:
 
 def _shift(shift_id: str, owner: str = EMPLOYEE, **overrides: Any) -> dict[str, Any]:
     day = f"{shift_id[4:8]}-{shift_id[8:10]}-{shift_id[10:12]}"
-    base = {
+    base: dict[str, Any] = {
         "shift_id": shift_id,
         "employee_id": owner,
         "unit_code": "4B-ICU",
@@ -181,7 +181,7 @@ def _employees() -> dict[str, Any]:
                 "end_date": "2026-07-21",
                 "status": "pending",
             },
-        ],  # fmt: skip
+        ],
     )
     shift_worker = _employee(
         SHIFT_WORKER,
@@ -215,14 +215,18 @@ def _shifts() -> dict[str, Any]:
         _shift("SHF-20260610-0700", status="logged", hours_logged=8.0),
         _shift("SHF-20260612-0700", status="logged", correction_status="pending"),
         _shift("SHF-20260613-0700"),
-        _shift("SHF-20260601-0700", status="logged", pay_period_closed=True,
-               pay_period_end_date="2026-06-06"),
+        _shift(
+            "SHF-20260601-0700",
+            status="logged",
+            pay_period_closed=True,
+            pay_period_end_date="2026-06-06",
+        ),
         _shift("SHF-20260611-0700", status="logged", pay_period_end_date="2026-06-13"),
         _shift("SHF-20260706-0700", SHIFT_WORKER),
         _shift("SHF-20260708-1900", SHIFT_WORKER),
         _shift("SHF-20260711-0700", SHIFT_WORKER),
         _shift("SHF-20260707-0700"),
-    ]  # fmt: skip
+    ]
     return {row["shift_id"]: row for row in rows}
 
 
@@ -264,5 +268,6 @@ def login(db: dict[str, Any], *tiers: str) -> dict[str, Any]:
     return db
 
 
-def call(db: dict[str, Any], tool: str, call_index: int = 1, **params: Any) -> dict[str, Any]:
-    return TOOLS[tool](params, db, call_index)
+def call(db: dict[str, Any], tool: str, **params: Any) -> dict[str, Any]:
+    """Run ``tool`` directly (no executor) as the first call of that tool."""
+    return TOOLS[tool](params, db, 1)

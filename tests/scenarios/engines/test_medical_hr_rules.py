@@ -55,19 +55,24 @@ def test_non_ascii_digits_do_not_pass_digit_formats() -> None:
 def test_enum_error_lists_the_allowed_values() -> None:
     db = login(medical_db(), "employee")
     response = call(
-        db, "check_appointment_availability",
-        department_code="DERMATOLOGY", appointment_type="orientation_followup",
+        db,
+        "check_appointment_availability",
+        department_code="DERMATOLOGY",
+        appointment_type="orientation_followup",
         preferred_date="2026-06-16",
-    )  # fmt: skip
+    )
     assert response["error_type"] == "invalid_department_code"
     assert "CARDIOLOGY" in response["message"]
 
 
 def test_unmapped_field_failure_is_invalid_parameter() -> None:
     response = call(
-        medical_db(), "transfer_to_agent",
-        employee_id=EMPLOYEE, transfer_reason="caller_requested", issue_summary=42,
-    )  # fmt: skip
+        medical_db(),
+        "transfer_to_agent",
+        employee_id=EMPLOYEE,
+        transfer_reason="caller_requested",
+        issue_summary=42,
+    )
     assert response["error_type"] == "invalid_parameter"
     assert "issue_summary" in response["message"]
 
@@ -76,9 +81,13 @@ def test_unmapped_field_failure_is_invalid_parameter() -> None:
 def test_extension_days_must_be_30_60_or_90(field: str, value: Any) -> None:
     db = login(medical_db(), "provider")
     response = call(
-        db, "submit_license_extension", npi=PROVIDER_NPI, state_license_number="MA-MD-100030",
-        extension_type="provisional", **{field: value},
-    )  # fmt: skip
+        db,
+        "submit_license_extension",
+        npi=PROVIDER_NPI,
+        state_license_number="MA-MD-100030",
+        extension_type="provisional",
+        **{field: value},
+    )
     assert response["error_type"] == "invalid_extension_days"
 
 
@@ -86,9 +95,13 @@ def test_extension_days_must_be_30_60_or_90(field: str, value: Any) -> None:
 def test_corrected_hours_must_be_in_0_to_24(hours: float) -> None:
     db = login(medical_db(), "employee")
     response = call(
-        db, "submit_payroll_correction", employee_id=EMPLOYEE, shift_id="SHF-20260610-0700",
-        correction_type="overtime_hours", corrected_hours=hours,
-    )  # fmt: skip
+        db,
+        "submit_payroll_correction",
+        employee_id=EMPLOYEE,
+        shift_id="SHF-20260610-0700",
+        correction_type="overtime_hours",
+        corrected_hours=hours,
+    )
     assert response["error_type"] == "invalid_corrected_hours"
 
 
@@ -96,9 +109,14 @@ def test_corrected_hours_must_be_in_0_to_24(hours: float) -> None:
 def test_optional_supervisor_placeholders_count_as_absent(absent: Any) -> None:
     db = login(medical_db(), "provider")
     response = call(
-        db, "submit_license_extension", npi=PROVIDER_NPI, state_license_number="MA-MD-100030",
-        extension_type="provisional", extension_days=30, supervising_physician_npi=absent,
-    )  # fmt: skip
+        db,
+        "submit_license_extension",
+        npi=PROVIDER_NPI,
+        state_license_number="MA-MD-100030",
+        extension_type="provisional",
+        extension_days=30,
+        supervising_physician_npi=absent,
+    )
     assert response["status"] == "success"
     assert response["supervising_physician_npi"] is None
 
@@ -109,8 +127,13 @@ def test_validation_runs_before_the_auth_gate_and_extra_keys_are_ignored() -> No
         call(db, "get_shift_record", employee_id="bad", shift_id="SHF-20260620-0700")["error_type"]
         == "invalid_employee_id_format"
     )
-    denied = call(db, "get_shift_record", employee_id=EMPLOYEE, shift_id="SHF-20260620-0700",
-                  unexpected="ignored")  # fmt: skip
+    denied = call(
+        db,
+        "get_shift_record",
+        employee_id=EMPLOYEE,
+        shift_id="SHF-20260620-0700",
+        unexpected="ignored",
+    )
     assert denied["error_type"] == "authentication_required"
 
 
@@ -187,8 +210,8 @@ def test_dea_records_need_provider_and_otp_as_second_factor() -> None:
 
 def test_transfer_needs_no_auth_and_numbers_by_call_index() -> None:
     args = {"employee_id": EMPLOYEE, "transfer_reason": "caller_requested", "issue_summary": "x"}
-    first = call(medical_db(), "transfer_to_agent", 1, **args)
-    third = call(medical_db(), "transfer_to_agent", 3, **args)
+    first = TOOLS["transfer_to_agent"](args, medical_db(), 1)
+    third = TOOLS["transfer_to_agent"](args, medical_db(), 3)
     assert first["transfer_id"] == f"TRF-{EMPLOYEE}-001"
     assert third["transfer_id"] == f"TRF-{EMPLOYEE}-003"
 
@@ -199,10 +222,13 @@ def test_transfer_needs_no_auth_and_numbers_by_call_index() -> None:
 def test_case_ids_use_last_six_of_employee_id_or_npi_fallback() -> None:
     db = login(medical_db(), "provider")
     update = {
-        "new_carrier": "cna", "new_policy_number": "POL-2026-ABC123",
-        "per_occurrence_limit_usd": 2000000, "aggregate_limit_usd": 4000000,
-        "effective_date": "2026-07-01", "expiration_date": "2027-07-01",
-    }  # fmt: skip
+        "new_carrier": "cna",
+        "new_policy_number": "POL-2026-ABC123",
+        "per_occurrence_limit_usd": 2000000,
+        "aggregate_limit_usd": 4000000,
+        "effective_date": "2026-07-01",
+        "expiration_date": "2027-07-01",
+    }
     with_employee = call(db, "update_malpractice_coverage", npi=PROVIDER_NPI, **update)
     without = call(db, "update_malpractice_coverage", npi=NO_EMPLOYEE_NPI, **update)
     assert with_employee["case_id"] == f"CASE-MAL-{EMPLOYEE[-6:]}"
@@ -211,8 +237,11 @@ def test_case_ids_use_last_six_of_employee_id_or_npi_fallback() -> None:
 
 def test_identical_notifications_are_recorded_once() -> None:
     db = login(medical_db(), "provider")
-    args = {"npi": PROVIDER_NPI, "case_id": "CASE-LIC-100001",
-            "notification_type": "license_extension_submitted"}  # fmt: skip
+    args = {
+        "npi": PROVIDER_NPI,
+        "case_id": "CASE-LIC-100001",
+        "notification_type": "license_extension_submitted",
+    }
     first = call(db, "notify_credentialing_committee", **args)
     second = call(db, "notify_credentialing_committee", **args)
     assert first == second
@@ -225,8 +254,13 @@ def test_identical_notifications_are_recorded_once() -> None:
 
 def test_department_manager_notification_carries_the_department() -> None:
     db = login(medical_db(), "employee")
-    call(db, "notify_department_manager", employee_id=EMPLOYEE, case_id="CASE-SWP-100001",
-         notification_type="shift_swap_confirmed")  # fmt: skip
+    call(
+        db,
+        "notify_department_manager",
+        employee_id=EMPLOYEE,
+        case_id="CASE-SWP-100001",
+        notification_type="shift_swap_confirmed",
+    )
     assert db["notifications"][0]["department_code"] == "CARDIOLOGY"
     assert db["notifications"][0]["recipient"] == "department_manager"
 
@@ -278,8 +312,12 @@ def test_every_constrained_field_has_an_error_type() -> None:
 
 def test_supervised_extension_requires_a_known_supervisor() -> None:
     db = login(medical_db(), "provider")
-    base = {"npi": PROVIDER_NPI, "state_license_number": "MA-MD-100030",
-            "extension_type": "supervised", "extension_days": 60}  # fmt: skip
+    base = {
+        "npi": PROVIDER_NPI,
+        "state_license_number": "MA-MD-100030",
+        "extension_type": "supervised",
+        "extension_days": 60,
+    }
     assert call(db, "submit_license_extension", **base)["error_type"] == (
         "supervising_physician_required"
     )

@@ -181,31 +181,31 @@ def get_group_details(p: GroupParams, db: Json, call_index: int) -> Json:
     return success(group=copy.deepcopy(group))
 
 
-def _add_membership(db: Json, employee: Json, group: Json, p: MembershipChangeParams) -> Json:
-    denied = eligibility_error(group, employee.get("department_code"), employee.get("role_code"))
-    if denied is not None:
-        return denied
-    memberships: list[Json] = employee.setdefault("group_memberships", [])
+def _add_active_membership(memberships: list[Json], group: Json, code: str, now: str) -> Json:
+    entry: Json = {
+        "group_code": code,
+        "group_name": group.get("name"),
+        "status": "active",
+        "added_date": now,
+        "case_id": None,
+    }
+    case_id = f"CASE-ACCT-{content_hash(entry)}"
+    entry["case_id"] = case_id
+    memberships.append(entry)
+    return success(
+        f"Added to {code}. Case: {case_id}",
+        action="add",
+        group_code=code,
+        case_id=case_id,
+        requires_approval=False,
+    )
+
+
+def _add_pending_membership(
+    db: Json, memberships: list[Json], group: Json, p: MembershipChangeParams
+) -> Json:
     now = today(db).isoformat()
-    if not group.get("requires_approval"):
-        entry: Json = {
-            "group_code": p.group_code,
-            "group_name": group.get("name"),
-            "status": "active",
-            "added_date": now,
-            "case_id": None,
-        }
-        case_id = f"CASE-ACCT-{content_hash(entry)}"
-        entry["case_id"] = case_id
-        memberships.append(entry)
-        return success(
-            f"Added to {p.group_code}. Case: {case_id}",
-            action="add",
-            group_code=p.group_code,
-            case_id=case_id,
-            requires_approval=False,
-        )
-    entry = {
+    entry: Json = {
         "group_code": p.group_code,
         "group_name": group.get("name"),
         "status": "pending_approval",
@@ -238,6 +238,16 @@ def _add_membership(db: Json, employee: Json, group: Json, p: MembershipChangePa
         request_id=request_id,
         requires_approval=True,
     )
+
+
+def _add_membership(db: Json, employee: Json, group: Json, p: MembershipChangeParams) -> Json:
+    denied = eligibility_error(group, employee.get("department_code"), employee.get("role_code"))
+    if denied is not None:
+        return denied
+    memberships: list[Json] = employee.setdefault("group_memberships", [])
+    if group.get("requires_approval"):
+        return _add_pending_membership(db, memberships, group, p)
+    return _add_active_membership(memberships, group, p.group_code, today(db).isoformat())
 
 
 @itsm_tool("submit_group_membership_change", MembershipChangeParams, auth=OTP)

@@ -9,6 +9,7 @@ from pydantic import Field
 from scenarios.engines.itsm.common import (
     NO_AUTH,
     Json,
+    auth_required,
     error,
     find_employee,
     is_error,
@@ -115,7 +116,7 @@ def verify_manager_auth(p: VerifyManagerParams, db: Json, call_index: int) -> Js
 def initiate_otp_auth(p: EmployeeParams, db: Json, call_index: int) -> Json:
     state = session(db)
     if not (state.get("employee_auth") or state.get("manager_auth")):
-        return error("authentication_required", "Authentication (employee_auth) required")
+        return auth_required("employee_auth")
     employee = find_employee(db, p.employee_id)
     if is_error(employee):
         return employee
@@ -135,7 +136,7 @@ def verify_otp_auth(p: VerifyOtpParams, db: Json, call_index: int) -> Json:
     if is_error(employee):
         return employee
     if str(employee.get("otp_code")) != p.otp_code:
-        return error("invalid_otp", "OTP code does not match")
+        return error("authentication_failed", "OTP code does not match")
     state["otp_auth"] = True
     state.pop("otp_employee_id", None)
     state.pop("otp_issued", None)

@@ -115,13 +115,19 @@ def session(db: Json) -> Json:
 
 
 def require_auth(db: Json, flags: Sequence[str]) -> Json | None:
+    """``authentication_required`` naming the first missing tier (``employee_auth`` -> employee)."""
     current = db.get("session")
     if not isinstance(current, dict):
         current = {}
     for flag in flags:
         if not current.get(flag):
-            return error("authentication_required", f"Authentication ({flag}) required")
+            return auth_required(flag)
     return None
+
+
+def auth_required(flag: str) -> Json:
+    tier = flag.removesuffix("_auth")
+    return error("authentication_required", f"Authentication ({tier}) required")
 
 
 def table(db: Json, name: str) -> Json:

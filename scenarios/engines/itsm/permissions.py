@@ -145,8 +145,8 @@ def schedule_access_review(p: AccessReviewParams, db: Json, call_index: int) -> 
     if is_error(employee):
         return employee
     change = sub_table(employee, "pending_role_change")
-    if change.get("case_id") != p.case_id:
-        return error("no_pending_change", f"No pending permission change {p.case_id}")
+    if not change.get("case_id"):
+        return error("no_pending_change", f"No pending permission change for {p.employee_id}")
     effective = parse_date(change.get("effective_date"))
     review = parse_date(p.review_date)
     target = effective + timedelta(days=REVIEW_AFTER_DAYS) if effective else None

@@ -11,7 +11,14 @@ import pytest
 
 from scenarios.engines.itsm import content_hash
 from scenarios.engines.itsm.common import whole_months
-from tests.scenarios.engines.test_itsm_world import TODAY, call, day, make_db, months_ago
+from tests.scenarios.engines.test_itsm_world import (
+    TODAY,
+    call,
+    call_at,
+    day,
+    make_db,
+    months_ago,
+)
 
 CALLER = "EMP000001"
 
@@ -57,7 +64,7 @@ def test_mark_resolved_and_transfer_ids() -> None:
     second = call(db, "mark_resolved", employee_id=CALLER, flow_id="login_issue",
                   resolution_type="transferred")  # fmt: skip
     assert [first["interaction_id"], second["interaction_id"]] == ["INT-000001", "INT-000002"]
-    transfer = call(db, "transfer_to_agent", call_index=3, employee_id=CALLER,
+    transfer = call_at(db, "transfer_to_agent", 3, employee_id=CALLER,
                     transfer_reason="caller_requested", issue_summary="help")  # fmt: skip
     assert transfer["transfer_id"] == f"TRF-{CALLER}-003"
 
@@ -107,9 +114,9 @@ def test_unlock_needs_a_locked_account() -> None:
     assert call(db, "attempt_account_unlock", target_system="vpn_gateway", **args)[
         "error_type"
     ] == ("not_locked")
-    assert call(db, "attempt_account_unlock", target_system="erp_oracle", **args)[
-        "error_type"
-    ] == ("no_account")
+    assert call(db, "attempt_account_unlock", target_system="erp_oracle", **args)["error_type"] == (
+        "no_account"
+    )
 
 
 def test_password_reset_in_person_and_success() -> None:
@@ -144,9 +151,10 @@ def test_affected_users_are_deduplicated_and_counted() -> None:
 def test_known_error_links_or_reports_none() -> None:
     db = make_db()
     number = new_ticket(db)
-    assert call(db, "link_known_error", ticket_number=number, service_name="crm_platform")[
-        "linked"
-    ] is False
+    assert (
+        call(db, "link_known_error", ticket_number=number, service_name="crm_platform")["linked"]
+        is False
+    )
     db["known_errors"]["crm_platform"] = {"known_error_id": "KE-1", "workaround": None}
     linked = call(db, "link_known_error", ticket_number=number, service_name="crm_platform")
     assert linked["linked"] is True and linked["workaround"] is None
@@ -162,7 +170,9 @@ def test_field_dispatch_books_slot_or_offers_alternatives() -> None:
     assert busy["error_type"] == "no_availability"
     assert busy["alternatives"][0] == {"date": day(2), "time_window": "afternoon"}
     assert len(busy["alternatives"]) == 3
-    booked = call(db, "schedule_field_dispatch", preferred_date=day(3), time_window="morning", **args)
+    booked = call(
+        db, "schedule_field_dispatch", preferred_date=day(3), time_window="morning", **args
+    )
     assert booked["dispatch_id"] == f"DSP-{number[-7:]}"
     assert db["field_dispatch_availability"][day(3)]["morning"]["available"] is False
     assert db["tickets"][number]["dispatch_window"] == "morning"

@@ -166,6 +166,32 @@ def _catalog() -> dict[str, Any]:
     }  # fmt: skip
 
 
+def _groups() -> dict[str, Any]:
+    return {
+        "GRP-CORE": {
+            "group_code": "GRP-CORE",
+            "name": "Core",
+            "eligible_departments": [],
+            "eligible_roles": [],
+            "requires_approval": False,
+        },
+        "GRP-DB": {
+            "group_code": "GRP-DB",
+            "name": "Database",
+            "eligible_departments": ["ENG"],
+            "eligible_roles": ["SWE"],
+            "requires_approval": True,
+        },
+        "GRP-FIN": {
+            "group_code": "GRP-FIN",
+            "name": "Finance",
+            "eligible_departments": ["FIN"],
+            "eligible_roles": [],
+            "requires_approval": False,
+        },
+    }
+
+
 def make_db() -> dict[str, Any]:
     """A fresh synthetic ITSM DB with a fully authenticated session."""
     return {
@@ -178,20 +204,16 @@ def make_db() -> dict[str, Any]:
             "AST-LPT-000004": asset("AST-LPT-000004", "EMP000004", "laptop", months_ago(20)),
         },
         "cost_centers": {
-            "CC-1000": {"cost_center_code": "CC-1000", "department_code": "ENG",
-                        "has_budget": True, "remaining_budget_usd": 5000},
-        },  # fmt: skip
+            "CC-1000": {
+                "cost_center_code": "CC-1000",
+                "department_code": "ENG",
+                "has_budget": True,
+                "remaining_budget_usd": 5000,
+            },
+        },
         "facilities": _facilities(),
         "software_catalog": _catalog(),
-        "access_groups": {
-            "GRP-CORE": {"group_code": "GRP-CORE", "name": "Core", "eligible_departments": [],
-                         "eligible_roles": [], "requires_approval": False},
-            "GRP-DB": {"group_code": "GRP-DB", "name": "Database", "eligible_departments": ["ENG"],
-                       "eligible_roles": ["SWE"], "requires_approval": True},
-            "GRP-FIN": {"group_code": "GRP-FIN", "name": "Finance",
-                        "eligible_departments": ["FIN"], "eligible_roles": [],
-                        "requires_approval": False},
-        },  # fmt: skip
+        "access_groups": _groups(),
         "permission_templates": {
             "PTPL-MGR-01": {"template_id": "PTPL-MGR-01", "role_code": "MGR", "name": "Std"},
             "PTPL-SWE-01": {"template_id": "PTPL-SWE-01", "role_code": "SWE", "name": "Eng"},
@@ -213,8 +235,13 @@ def make_db() -> dict[str, Any]:
     }
 
 
-def call(db: dict[str, Any], tool: str, call_index: int = 1, **params: Any) -> dict[str, Any]:
-    """Run one ITSM tool directly on ``db`` (mutating it) and return its response."""
+def call(db: dict[str, Any], tool: str, /, **params: Any) -> dict[str, Any]:
+    """Run one ITSM tool directly on ``db`` (mutating it) as its first call; return the response."""
+    return call_at(db, tool, 1, **params)
+
+
+def call_at(db: dict[str, Any], tool: str, call_index: int, /, **params: Any) -> dict[str, Any]:
+    """Run one ITSM tool as its ``call_index``-th call of the conversation."""
     return TOOLS[tool](params, db, call_index)
 
 

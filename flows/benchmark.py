@@ -61,8 +61,12 @@ def task_runner_for(config: BenchmarkConfig) -> Any:
     if config.runner.dask_address:
         return DaskTaskRunner(address=config.runner.dask_address)
     return DaskTaskRunner(
-        cluster_kwargs={"n_workers": config.runner.workers, "threads_per_worker": 1,
-                        "processes": True, "dashboard_address": None}
+        cluster_kwargs={
+            "n_workers": config.runner.workers,
+            "threads_per_worker": 1,
+            "processes": True,
+            "dashboard_address": None,
+        }
     )
 
 
@@ -101,11 +105,17 @@ def run_benchmark(config: BenchmarkConfig) -> RunSummary:
         logger.warning("recovered run %s: %s", run_id, recovery)
     _write_run_row(store, config)
     scenarios = {s.key: s for s in load_source(config.scenarios)}
-    scratch = str(Path(config.store).resolve() / "_scratch" / run_id) if "://" not in config.store else None
+    scratch = (
+        str(Path(config.store).resolve() / "_scratch" / run_id)
+        if "://" not in config.store
+        else None
+    )
     specs = expand_trials(config, list(scenarios.values()), scratch)
     done = store.completed_trial_keys(run_id)
     pending = [s for s in specs if s.trial_key not in done]
-    logger.info("run %s: %d trials, %d already stored", run_id, len(specs), len(specs) - len(pending))
+    logger.info(
+        "run %s: %d trials, %d already stored", run_id, len(specs), len(specs) - len(pending)
+    )
     writer = BatchWriter(store, run_id, config.batch_size)
     _notify(0, len(pending), None)
     futures = [run_trial_step.submit(spec, scenarios[spec.scenario_key]) for spec in pending]

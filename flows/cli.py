@@ -51,15 +51,22 @@ def _systems(agents: list[str] | None) -> list[dict[str, Any]] | None:
 def run(
     config_file: Annotated[Path | None, typer.Option("--config", help="YAML run config")] = None,
     quick: Annotated[bool, typer.Option(help="A small smoke run (under 2 minutes)")] = False,
-    eva_root: Annotated[Path | None, typer.Option(help="Use the scenarios of an EVA checkout")] = None,
+    eva_root: Annotated[
+        Path | None, typer.Option(help="Use the scenarios of an EVA checkout")
+    ] = None,
     pack: Annotated[Path | None, typer.Option(help="Use a scenario pack directory")] = None,
     domains: Annotated[list[str] | None, typer.Option(help="Domains (comma separated)")] = None,
     records: Annotated[list[str] | None, typer.Option(help="Record ids (comma separated)")] = None,
     limit: Annotated[int | None, typer.Option(help="At most N records per domain")] = None,
-    agent: Annotated[list[str] | None, typer.Option(help="reference | text | llm | ws://URL; NAME=TARGET to label; repeatable")] = None,
+    agent: Annotated[
+        list[str] | None,
+        typer.Option(help="reference | text | llm | ws://URL; NAME=TARGET to label; repeatable"),
+    ] = None,
     caller: Annotated[str | None, typer.Option(help="Caller: scripted | llm")] = None,
     judge: Annotated[str | None, typer.Option(help="Judges: offline | llm")] = None,
-    conditions: Annotated[list[str] | None, typer.Option(help="Conditions, e.g. clean,noise,accent")] = None,
+    conditions: Annotated[
+        list[str] | None, typer.Option(help="Conditions, e.g. clean,noise,accent")
+    ] = None,
     trials: Annotated[int | None, typer.Option(help="Trials per scenario and condition")] = None,
     max_attempts: Annotated[int | None, typer.Option(help="Total attempts per trial")] = None,
     mode: Annotated[str | None, typer.Option(help="audio | text")] = None,
@@ -69,7 +76,9 @@ def run(
     run_id: Annotated[str | None, typer.Option(help="Run id; reuse it to resume")] = None,
     runner: Annotated[str | None, typer.Option(help="threads | dask")] = None,
     workers: Annotated[int | None, typer.Option(help="Threads or local Dask workers")] = None,
-    dask_address: Annotated[str | None, typer.Option(help="tcp://HOST:PORT of a Dask scheduler")] = None,
+    dask_address: Annotated[
+        str | None, typer.Option(help="tcp://HOST:PORT of a Dask scheduler")
+    ] = None,
     no_report: Annotated[bool, typer.Option("--no-report", help="Skip the HTML report")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON")] = False,
     verbose: Annotated[bool, typer.Option(help="Show Prefect logs")] = False,
@@ -88,8 +97,15 @@ def run(
         source["records"] = _split(records)
     if source:
         overrides["scenarios"] = {**overrides.get("scenarios", {}), **source}
-    simple = {"trials": trials, "max_attempts": max_attempts, "mode": mode, "clock": clock,
-              "seed": seed, "store": store, "run_id": run_id}
+    simple = {
+        "trials": trials,
+        "max_attempts": max_attempts,
+        "mode": mode,
+        "clock": clock,
+        "seed": seed,
+        "store": store,
+        "run_id": run_id,
+    }
     overrides.update({k: v for k, v in simple.items() if v is not None})
     if _systems(agent):
         overrides["systems"] = _systems(agent)
@@ -112,7 +128,9 @@ def run(
         overrides["report"] = False
     try:
         config = (
-            load_config(config_file, overrides) if config_file else parse_config(overrides, "command line")
+            load_config(config_file, overrides)
+            if config_file
+            else parse_config(overrides, "command line")
         )
     except ConfigError as exc:
         fail(str(exc))
@@ -167,7 +185,7 @@ def print_summary(summary: Any) -> None:
         f"({summary.simulated_trials} simulated, {summary.skipped_trials} resumed), "
         f"{summary.attempts} attempts, {summary.valid} valid, {summary.wall_s:.0f} s"
     )
-    out.print(f"tables: {summary.store} (query with: evaflow query \"SELECT ...\")")
+    out.print(f'tables: {summary.store} (query with: evaflow query "SELECT ...")')
     if summary.report:
         out.print(f"report: {summary.report}")
 

@@ -13,7 +13,9 @@ from rich.table import Table
 from flows.cli import DEFAULT_STORE, app, console, fail, out
 
 runs_app = typer.Typer(help="List and inspect stored runs.", no_args_is_help=True)
-scenarios_app = typer.Typer(help="Scenario sources: list, show, validate, replay, generate.", no_args_is_help=True)
+scenarios_app = typer.Typer(
+    help="Scenario sources: list, show, validate, replay, generate.", no_args_is_help=True
+)
 judges_app = typer.Typer(help="Judges: validate against human labels.", no_args_is_help=True)
 app.add_typer(runs_app, name="runs")
 app.add_typer(scenarios_app, name="scenarios")
@@ -26,8 +28,11 @@ def print_frame(frame: pd.DataFrame, fmt: str, title: str | None = None) -> None
     if fmt == "csv":
         out.print(frame.to_csv(index=False), end="", markup=False, highlight=False)
     elif fmt == "json":
-        out.print(frame.to_json(orient="records", date_format="iso", default_handler=str),
-                  markup=False, highlight=False)
+        out.print(
+            frame.to_json(orient="records", date_format="iso", default_handler=str),
+            markup=False,
+            highlight=False,
+        )
     else:
         table = Table(title=title)
         for col in frame.columns:
@@ -48,9 +53,16 @@ def _cell(value: Any) -> str:
 
 @app.command()
 def query(
-    sql: Annotated[str, typer.Argument(help="SQL over the views: runs, trials, turns, tool_calls, metrics, entities, events, aggregates, audio")],
+    sql: Annotated[
+        str,
+        typer.Argument(
+            help="SQL over the views: runs, trials, turns, tool_calls, metrics, entities, events, aggregates, audio"
+        ),
+    ],
     store: Store_ = DEFAULT_STORE,
-    run: Annotated[list[str] | None, typer.Option("--run", help="Restrict the views to these runs")] = None,
+    run: Annotated[
+        list[str] | None, typer.Option("--run", help="Restrict the views to these runs")
+    ] = None,
     fmt: Annotated[str, typer.Option("--format", help="table | csv | json")] = "table",
 ) -> None:
     """Query every stored table with DuckDB SQL."""
@@ -66,7 +78,9 @@ def query(
 
 
 @runs_app.command("list")
-def runs_list(store: Store_ = DEFAULT_STORE, fmt: Annotated[str, typer.Option("--format")] = "table") -> None:
+def runs_list(
+    store: Store_ = DEFAULT_STORE, fmt: Annotated[str, typer.Option("--format")] = "table"
+) -> None:
     """One line per run: attempts, valid attempts, systems, conditions."""
     from tasks.store import Store
 
@@ -86,17 +100,30 @@ def runs_show(run_id: str, store: Store_ = DEFAULT_STORE) -> None:
     s = Store(store)
     if run_id not in s.run_ids():
         fail(f"no run {run_id!r} in {store}; runs: {', '.join(s.run_ids()) or '(none)'}")
-    print_frame(s.query("SELECT status, end_reason, count(*) AS n FROM trials GROUP BY ALL ORDER BY n DESC", [run_id]),
-                "table", title=f"attempts of {run_id}")
     print_frame(
-        s.query("SELECT system, domain, condition, dimension, pass_at_1, pass_at_k, pass_pow_k, k, n "
-                "FROM aggregates WHERE dimension IN ('EVA-A_pass','EVA-X_pass') ORDER BY ALL", [run_id]),
-        "table", title="pass rates")
+        s.query(
+            "SELECT status, end_reason, count(*) AS n FROM trials GROUP BY ALL ORDER BY n DESC",
+            [run_id],
+        ),
+        "table",
+        title=f"attempts of {run_id}",
+    )
+    print_frame(
+        s.query(
+            "SELECT system, domain, condition, dimension, pass_at_1, pass_at_k, pass_pow_k, k, n "
+            "FROM aggregates WHERE dimension IN ('EVA-A_pass','EVA-X_pass') ORDER BY ALL",
+            [run_id],
+        ),
+        "table",
+        title="pass rates",
+    )
 
 
 @scenarios_app.command("list")
 def scenarios_list(
-    eva_root: Annotated[Path | None, typer.Option(help="An EVA checkout; default: built-in pack")] = None,
+    eva_root: Annotated[
+        Path | None, typer.Option(help="An EVA checkout; default: built-in pack")
+    ] = None,
     pack: Annotated[Path | None, typer.Option(help="A scenario pack directory")] = None,
     domains: Annotated[list[str] | None, typer.Option(help="Domains")] = None,
 ) -> None:
@@ -145,9 +172,8 @@ def scenarios_replay(
     as_json: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
     """Replay golden tool calls and compare responses and final DB hashes."""
-    from scenarios.replay import replay_reference
-
     from flows.cli import _split
+    from scenarios.replay import replay_reference
 
     report = replay_reference(eva_root, reference, domains=_split(domains))
     data = report.model_dump()
@@ -158,20 +184,28 @@ def scenarios_replay(
     for col in ("domain", "records", "hash match", "calls", "response match", "failures"):
         table.add_column(col)
     for domain, d in data["domains"].items():
-        table.add_row(domain, str(d.get("records")), str(d.get("hash_match")), str(d.get("calls")),
-                      str(d.get("response_match")), str(len(d.get("failures") or [])))
+        table.add_row(
+            domain,
+            str(d.get("records")),
+            str(d.get("hash_match")),
+            str(d.get("calls")),
+            str(d.get("response_match")),
+            str(len(d.get("failures") or [])),
+        )
     out.print(table)
 
 
 def _load(eva_root: Path | None, pack: Path | None, domains: list[str] | None) -> list[Any]:
-    from scenarios.loader import ScenarioError
-
     from flows.cli import _split
+    from scenarios.loader import ScenarioError
     from tasks.config import ScenarioSource
     from tasks.sources import load_source
 
     try:
-        source = ScenarioSource(eva_root=eva_root, pack=pack, **({"domains": _split(domains)} if _split(domains) else {}))
+        fields: dict[str, Any] = {"eva_root": eva_root, "pack": pack}
+        if _split(domains):
+            fields["domains"] = _split(domains)
+        source = ScenarioSource.model_validate(fields)
         return load_source(source)
     except (ScenarioError, ValueError) as exc:
         fail(str(exc))
@@ -180,7 +214,9 @@ def _load(eva_root: Path | None, pack: Path | None, domains: list[str] | None) -
 
 @judges_app.command("validate")
 def judges_validate(
-    set_dir: Annotated[Path, typer.Option("--set", help="Directory of human-labelled *.jsonl sets")],
+    set_dir: Annotated[
+        Path, typer.Option("--set", help="Directory of human-labelled *.jsonl sets")
+    ],
     judge: Annotated[str, typer.Option(help="offline | llm")] = "offline",
     metric: Annotated[list[str] | None, typer.Option(help="Only these metrics")] = None,
     as_json: Annotated[bool, typer.Option("--json")] = False,
@@ -201,12 +237,20 @@ def judges_validate(
     for col in ("metric", "n", "accuracy", "macro-F1", "kappa"):
         table.add_column(col)
     for name, m in data.get("metrics", {}).items():
-        table.add_row(name, str(m.get("n")), _cell(m.get("accuracy")), _cell(m.get("macro_f1")), _cell(m.get("kappa")))
+        table.add_row(
+            name,
+            str(m.get("n")),
+            _cell(m.get("accuracy")),
+            _cell(m.get("macro_f1")),
+            _cell(m.get("kappa")),
+        )
     out.print(table)
     ke = data.get("key_entity_transcription") or {}
     if ke:
-        out.print(f"key_entity_transcription: n={ke.get('n')} entity F1 (lenient)={_cell(ke.get('entity_f1_lenient'))} "
-                  f"correctness with penalty={_cell(ke.get('correctness_with_penalty'))}")
+        out.print(
+            f"key_entity_transcription: n={ke.get('n')} entity F1 (lenient)={_cell(ke.get('entity_f1_lenient'))} "
+            f"correctness with penalty={_cell(ke.get('correctness_with_penalty'))}"
+        )
 
 
 @app.command()

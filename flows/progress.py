@@ -5,7 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 from rich.table import Table
 
 
@@ -30,7 +37,7 @@ class TrialProgress:
         self._progress.__enter__()
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, *exc: Any) -> None:
         self._progress.__exit__(*exc)
 
     def update(self, done: int, total: int, result: Any) -> None:
@@ -49,15 +56,32 @@ def _fmt(value: Any) -> str:
 
 def summary_table(summary: Any) -> Table:
     table = Table(title=f"EVA pass rates — run {summary.run_id}")
-    for col in ("system", "domain", "condition", "dimension", "pass@1", "pass@k", "pass^k", "k", "n"):
-        table.add_column(col, justify="right" if col in ("pass@1", "pass@k", "pass^k", "k", "n") else "left")
+    for col in (
+        "system",
+        "domain",
+        "condition",
+        "dimension",
+        "pass@1",
+        "pass@k",
+        "pass^k",
+        "k",
+        "n",
+    ):
+        table.add_column(
+            col, justify="right" if col in ("pass@1", "pass@k", "pass^k", "k", "n") else "left"
+        )
     for row in summary.aggregates:
         if row.get("dimension") not in ("EVA-A_pass", "EVA-X_pass"):
             continue
         table.add_row(
-            str(row.get("system")), str(row.get("domain")), str(row.get("condition")),
-            str(row.get("dimension")).replace("_pass", ""), _fmt(row.get("pass_at_1")),
-            _fmt(row.get("pass_at_k")), _fmt(row.get("pass_pow_k")), str(row.get("k")),
+            str(row.get("system")),
+            str(row.get("domain")),
+            str(row.get("condition")),
+            str(row.get("dimension")).replace("_pass", ""),
+            _fmt(row.get("pass_at_1")),
+            _fmt(row.get("pass_at_k")),
+            _fmt(row.get("pass_pow_k")),
+            str(row.get("k")),
             str(row.get("n")),
         )
     return table

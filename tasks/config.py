@@ -23,14 +23,19 @@ class ScenarioSource(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     eva_root: Path | None = Field(
-        default=None, description="Root of an EVA checkout (data/, configs/); default: built-in pack"
+        default=None,
+        description="Root of an EVA checkout (data/, configs/); default: built-in pack",
     )
     pack: Path | None = Field(default=None, description="A scenario pack directory of our format")
-    domains: list[Literal["airline", "itsm", "medical_hr"]] = Field(
+    domains: list[str] = Field(
         default_factory=lambda: list(DOMAINS), description="Domains to include"
     )
-    records: list[str] | None = Field(default=None, description="Record ids to include (all if unset)")
-    limit: int | None = Field(default=None, ge=1, description="At most this many records per domain")
+    records: list[str] | None = Field(
+        default=None, description="Record ids to include (all if unset)"
+    )
+    limit: int | None = Field(
+        default=None, ge=1, description="At most this many records per domain"
+    )
 
 
 class SystemSpec(BaseModel):
@@ -39,7 +44,9 @@ class SystemSpec(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
     name: str = Field(description="Label of the system in tables and figures")
     agent: str = Field(default="reference", description="Agent registry name, or a ws:// URL")
-    params: dict[str, Any] = Field(default_factory=dict, description="Agent parameters (STT/TTS...)")
+    params: dict[str, Any] = Field(
+        default_factory=dict, description="Agent parameters (STT/TTS...)"
+    )
 
     @field_validator("name")
     @classmethod
@@ -65,7 +72,9 @@ class RunnerSpec(BaseModel):
     model_config = ConfigDict(extra="forbid")
     kind: Literal["threads", "dask"] = "threads"
     workers: int = Field(default=2, ge=1, le=256, description="Threads, or local Dask workers")
-    dask_address: str | None = Field(default=None, description="tcp://HOST:PORT of a Dask scheduler")
+    dask_address: str | None = Field(
+        default=None, description="tcp://HOST:PORT of a Dask scheduler"
+    )
 
 
 class BenchmarkConfig(BaseModel):
@@ -73,7 +82,9 @@ class BenchmarkConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     run_id: str | None = Field(default=None, description="Reuse to resume a run; auto if unset")
-    store: str = Field(default="./evaflow-data", description="Store root: a directory or fsspec URL")
+    store: str = Field(
+        default="./evaflow-data", description="Store root: a directory or fsspec URL"
+    )
     scenarios: ScenarioSource = Field(default_factory=ScenarioSource)
     systems: list[SystemSpec] = Field(
         default_factory=lambda: [SystemSpec(name="reference", agent="reference")], min_length=1
@@ -88,7 +99,9 @@ class BenchmarkConfig(BaseModel):
     clock: Literal["virtual", "realtime"] = "virtual"
     max_duration_s: float = Field(default=600.0, ge=10, le=10000)
     seed: int = Field(default=0, ge=0)
-    metrics: list[str] | None = Field(default=None, description="Metric names; default set if unset")
+    metrics: list[str] | None = Field(
+        default=None, description="Metric names; default set if unset"
+    )
     runner: RunnerSpec = Field(default_factory=RunnerSpec)
     batch_size: int = Field(default=8, ge=1, le=10000, description="Trials per committed batch")
     report: bool = Field(default=True, description="Write the HTML report at the end")
@@ -97,7 +110,9 @@ class BenchmarkConfig(BaseModel):
     @classmethod
     def _plain_run_id(cls, value: str | None) -> str | None:
         if value is not None and (not value or "/" in value or value.startswith(".")):
-            raise ValueError(f"run_id {value!r} must be a plain name (no '/', not starting with '.')")
+            raise ValueError(
+                f"run_id {value!r} must be a plain name (no '/', not starting with '.')"
+            )
         return value
 
     def with_run_id(self) -> BenchmarkConfig:

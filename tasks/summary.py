@@ -10,8 +10,17 @@ from tasks.store import Store
 from tasks.tables import to_table
 
 COMPOSITE_DIMENSIONS = ("EVA-A_pass", "EVA-X_pass", "EVA-overall_pass")
-SUMMARY_COLUMNS = ["system", "domain", "condition", "dimension", "pass_at_1", "pass_at_k",
-                   "pass_pow_k", "k", "n"]
+SUMMARY_COLUMNS = [
+    "system",
+    "domain",
+    "condition",
+    "dimension",
+    "pass_at_1",
+    "pass_at_k",
+    "pass_pow_k",
+    "k",
+    "n",
+]
 
 
 def attempt_values(store: Store, run_id: str) -> pd.DataFrame:
@@ -60,10 +69,13 @@ def summarize_run(store: Store, run_id: str) -> list[dict[str, Any]]:
         table = table.rename(columns={"n_scenarios": "n"})
     if "excluded_scenarios" in table.columns:
         table = table.rename(columns={"excluded_scenarios": "excluded"})
-    store.write_single("aggregates", run_id, to_table("aggregates", table.to_dict("records")))
+    records: list[dict[str, Any]] = [
+        {str(k): v for k, v in row.items()} for row in table.to_dict("records")
+    ]
+    store.write_single("aggregates", run_id, to_table("aggregates", records))
     headline = table[table["dimension"].isin(COMPOSITE_DIMENSIONS)]
     return [
-        {k: (None if pd.isna(v) else v) for k, v in row.items()}
+        {str(k): (None if pd.isna(v) else v) for k, v in row.items()}
         for row in headline[[c for c in SUMMARY_COLUMNS if c in headline.columns]].to_dict(
             "records"
         )

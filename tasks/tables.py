@@ -247,16 +247,27 @@ def tool_call_rows(record: AttemptRecord, batch: str) -> list[dict[str, Any]]:
 
 def event_rows(record: AttemptRecord, batch: str) -> list[dict[str, Any]]:
     return [
-        {**_key(record, batch), "t_s": e.t_s, "source": e.source, "kind": e.kind,
-         "data_json": dumps(e.data)}
+        {
+            **_key(record, batch),
+            "t_s": e.t_s,
+            "source": e.source,
+            "kind": e.kind,
+            "data_json": dumps(e.data),
+        }
         for e in record.events
     ]
 
 
 def entity_rows(record: AttemptRecord, batch: str) -> list[dict[str, Any]]:
     return [
-        {**_key(record, batch), "turn_id": e.turn_id, "type": e.type, "expected": e.expected,
-         "heard": e.heard, "correct": e.correct}
+        {
+            **_key(record, batch),
+            "turn_id": e.turn_id,
+            "type": e.type,
+            "expected": e.expected,
+            "heard": e.heard,
+            "correct": e.correct,
+        }
         for e in record.entities
     ]
 

@@ -27,7 +27,9 @@ class TrialSpec(BaseModel):
     scenario_id: str
     condition: str
     trial: int = Field(ge=0)
-    seed: int = Field(description="Derived from (seed, scenario, condition, trial): agent-independent")
+    seed: int = Field(
+        description="Derived from (seed, scenario, condition, trial): agent-independent"
+    )
     mode: str
     clock: str
     caller: CallerSpec
@@ -127,8 +129,8 @@ def _failed_record(spec: TrialSpec, attempt: int, error: str) -> AttemptRecord:
 
 def run_attempt(spec: TrialSpec, scenario: Scenario, attempt: int) -> AttemptResult:
     """Simulate and score one attempt. Never raises: a crash becomes an infra_error row."""
-    from tasks.simulate_bridge import simulate_attempt
     from tasks.scoring import score_attempt
+    from tasks.simulate_bridge import simulate_attempt
 
     started = time.perf_counter()
     try:
@@ -139,13 +141,16 @@ def run_attempt(spec: TrialSpec, scenario: Scenario, attempt: int) -> AttemptRes
     try:
         scores, validation = score_attempt(spec, scenario, record)
     except Exception:  # noqa: BLE001
-        scores, validation = [], {
-            "valid": False,
-            "reason": "harness_error",
-            "should_retry": True,
-            "failed_metrics": [],
-            "error": traceback.format_exc(limit=5),
-        }
+        scores, validation = (
+            [],
+            {
+                "valid": False,
+                "reason": "harness_error",
+                "should_retry": True,
+                "failed_metrics": [],
+                "error": traceback.format_exc(limit=5),
+            },
+        )
     return AttemptResult(record=record, scores=scores, validation=validation)
 
 

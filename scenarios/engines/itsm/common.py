@@ -103,7 +103,8 @@ def error(error_type: str, message: str, **extra: Any) -> Json:
 
 
 def is_error(value: Any) -> bool:
-    return isinstance(value, dict) and value.get("status") == "error"
+    """True for an error response (records also carry a ``status``, but never ``error_type``)."""
+    return isinstance(value, dict) and value.get("status") == "error" and "error_type" in value
 
 
 def session(db: Json) -> Json:

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 import yaml
 
+from scenarios.dbhash import db_hash
 from scenarios.engines.itsm import PARAM_MODELS, TOOLS, content_hash
 from scenarios.executor import ToolEngine
 from scenarios.resolve import load_aliases, resolve_scenario_db
@@ -137,3 +138,27 @@ def test_yaml_enums_match_models(eva_root: Path) -> None:
                 allowed = {"30", "60", "90"}
             assert allowed == {str(v) for v in param["enum"]}, (spec["id"], param["name"])
     assert checked > 0
+
+
+def test_replay_outcome_is_the_same_in_every_language(
+    eva_root: Path, golden: dict[str, Any]
+) -> None:
+    """Spec 1.8: English golden calls reproduce the expected DB resolved in any language."""
+    records = load_records(eva_root)
+    aliases = load_aliases(eva_root / "data" / "itsm_aliases")
+    bad: list[str] = []
+    checked = 0
+    for record_id, entry in golden.items():
+        record = records[record_id]
+        raw = json.loads((eva_root / "data" / "itsm_scenarios" / f"{record_id}.json").read_text())
+        for lang in record["culture_overrides"]:
+            engine = ToolEngine("itsm", resolve_scenario_db(raw, record, lang, aliases))
+            for call in entry["calls"]:
+                engine.execute(call["tool"], call["params"])
+            expected_db = record["ground_truth"]["expected_scenario_db"]
+            expected = db_hash(resolve_scenario_db(expected_db, record, lang, aliases))
+            checked += 1
+            if engine.final_hash != expected:
+                bad.append(f"{record_id}/{lang}")
+    assert checked > len(golden)
+    assert bad == [], f"{len(bad)}/{checked} record-languages differ: {bad[:10]}"

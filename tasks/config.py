@@ -37,6 +37,14 @@ class ScenarioSource(BaseModel):
         default=None, ge=1, description="At most this many records per domain"
     )
 
+    @field_validator("domains")
+    @classmethod
+    def _known_domains(cls, value: list[str]) -> list[str]:
+        unknown = [d for d in value if d not in DOMAINS]
+        if unknown:
+            raise ValueError(f"unknown domain(s) {unknown}; valid: {', '.join(DOMAINS)}")
+        return value
+
 
 class SystemSpec(BaseModel):
     """An agent configuration under test; its name labels every stored row."""

@@ -8,7 +8,7 @@ from typing import Any
 
 from scenarios.models import Scenario
 from tasks.records import AttemptRecord
-from tasks.trial import TrialSpec, audio_dir_for
+from tasks.trial import TrialSpec, audio_dir_for, stable_seed
 
 # Agent params with their own SimulationConfig fields; everything else goes to agent_params.
 _AGENT_FIELDS = {"stt": "agent_stt", "voice": "agent_voice", "timeout_s": "agent_timeout_s"}
@@ -23,9 +23,7 @@ def attempt_seed(spec: TrialSpec, attempt: int) -> int:
     """Attempt 1 uses the trial seed (agent-independent); regenerations draw fresh ones."""
     if attempt == 1:
         return spec.seed
-    from perturbations import derive_seed
-
-    return derive_seed(spec.seed, "attempt", attempt)
+    return stable_seed(spec.seed, "attempt", attempt)
 
 
 def _split(params: dict[str, Any], fields: dict[str, str]) -> tuple[dict[str, Any], dict[str, Any]]:

@@ -61,9 +61,9 @@ def summarize_run(store: Store, run_id: str) -> list[dict[str, Any]]:
     values = attempt_values(store, run_id)
     if values.empty:
         return []
-    pooled = values.assign(domain="all")
-    both = pd.concat([values, pooled], ignore_index=True)
-    table = aggregate(both, by=["system", "domain", "condition", "dimension"])
+    per_domain = aggregate(values, by=["system", "domain", "condition", "dimension"], seed=run_id)
+    pooled = aggregate(values, by=["system", "condition", "dimension"], seed=run_id)
+    table = pd.concat([per_domain, pooled.assign(domain="all")], ignore_index=True)
     table = table.assign(run_id=run_id, batch="aggregates")
     if "n" not in table.columns and "n_scenarios" in table.columns:
         table = table.rename(columns={"n_scenarios": "n"})

@@ -190,7 +190,7 @@ def trial_row(
         "final": final,
         "status": record.status,
         "end_reason": record.end_reason,
-        "error": record.error,
+        "error": record.error or validation.get("error") or None,
         "valid": bool(validation.get("valid", False)),
         "validation_reason": validation.get("reason"),
         "failed_metrics": ",".join(validation.get("failed_metrics") or []),

@@ -5,6 +5,7 @@ Pure code (no Prefect). Every attempt is kept, failed ones included: failures ar
 
 from __future__ import annotations
 
+import hashlib
 import time
 import traceback
 from pathlib import Path
@@ -69,10 +70,15 @@ class TrialResult(BaseModel):
         return self.attempts[-1]
 
 
-def trial_seed(seed: int, scenario_key: str, condition: str, trial: int) -> int:
-    from perturbations import derive_seed
+def stable_seed(*parts: object) -> int:
+    """A 31-bit seed from the parts, stable across processes and platforms."""
+    digest = hashlib.sha256("\x1f".join(map(str, parts)).encode("utf-8")).digest()
+    return int.from_bytes(digest[:4], "big") % (2**31)
 
-    return derive_seed(seed, scenario_key, condition, trial)
+
+def trial_seed(seed: int, scenario_key: str, condition: str, trial: int) -> int:
+    """Same for every agent: the same trial hears the same caller audio for every system."""
+    return stable_seed(seed, scenario_key, condition, trial)
 
 
 def expand_trials(

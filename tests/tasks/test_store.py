@@ -13,14 +13,33 @@ from tasks.tables import to_table
 
 def _batch(run: str, batch: str, keys: list[str]) -> dict:
     trials = [
-        {"run_id": run, "batch": batch, "attempt_id": f"{run}/{k}/a1", "trial_key": k,
-         "system": "s", "domain": "airline", "scenario_id": k, "condition": "clean",
-         "trial": 0, "attempt": 1, "final": True, "valid": True, "status": "ok"}
+        {
+            "run_id": run,
+            "batch": batch,
+            "attempt_id": f"{run}/{k}/a1",
+            "trial_key": k,
+            "system": "s",
+            "domain": "airline",
+            "scenario_id": k,
+            "condition": "clean",
+            "trial": 0,
+            "attempt": 1,
+            "final": True,
+            "valid": True,
+            "status": "ok",
+        }
         for k in keys
     ]
     metrics = [
-        {"run_id": run, "batch": batch, "attempt_id": f"{run}/{k}/a1", "metric": "task_completion",
-         "score": 1.0, "normalized_score": 1.0, "skipped": False}
+        {
+            "run_id": run,
+            "batch": batch,
+            "attempt_id": f"{run}/{k}/a1",
+            "metric": "task_completion",
+            "score": 1.0,
+            "normalized_score": 1.0,
+            "skipped": False,
+        }
         for k in keys
     ]
     return {"trials": to_table("trials", trials), "metrics": to_table("metrics", metrics)}

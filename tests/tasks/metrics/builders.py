@@ -115,7 +115,8 @@ def text_record(**kwargs: Any) -> AttemptRecord:
         call(0, 1, "get_reservation", confirmation_number="ABC123", last_name="doe"),
         call(1, 1, "rebook_flight", confirmation_number="ABC123"),
     ]
-    return make_record(turns, calls, mode="text", **kwargs)
+    tool_calls = kwargs.pop("tool_calls", calls)
+    return make_record(turns, tool_calls, mode="text", **kwargs)
 
 
 def audio_record(**kwargs: Any) -> AttemptRecord:

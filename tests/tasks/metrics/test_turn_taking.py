@@ -116,7 +116,7 @@ def _timed_record(
 
 def test_plain_latency_turns_score_by_curve() -> None:
     rec = _timed_record(
-        {1: [(3.0, 5.0)], 2: [(9.0, 10.0)]}, {0: [(0, 2)], 1: [(5.2, 7.0)], 2: [(13.0, 14.0)]}
+        {1: [(3.0, 5.0)], 2: [(9.0, 10.0)]}, {0: [(0, 2)], 1: [(5.2, 7.0)], 2: [(13.5, 14.5)]}
     )
     score = turn_taking(build_context(rec, make_scenario()))
     assert score.details["per_turn_score"] == {"1": 0.7, "2": 0.0}
@@ -124,7 +124,7 @@ def test_plain_latency_turns_score_by_curve() -> None:
     assert score.score == pytest.approx(0.35)
     assert score.normalized_score == score.score
     subs = score.sub_metrics
-    assert subs["mean_latency_ms"].score == pytest.approx(1600.0)
+    assert subs["mean_latency_ms"].score == pytest.approx(1850.0)
     assert subs["mean_latency_ms"].normalized_score is None
     assert subs["late_rate"].score == 0.5 and subs["on_time_rate"].score == 0.5
     assert subs["early_rate"].score == 0.0

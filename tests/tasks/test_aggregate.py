@@ -1,0 +1,244 @@
+from __future__ import annotations
+
+import hashlib
+import itertools
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tasks.aggregate import (
+    aggregate,
+    bootstrap_ci,
+    bootstrap_ci_batched,
+    composites,
+    pass_at_k,
+    pass_pow_k,
+    pass_pow_k_theoretical,
+    seed_from_name,
+)
+from tasks.records import MetricScore
+
+
+def ms(name: str, value: float | None, **kw: object) -> MetricScore:
+    return MetricScore(name=name, score=value, normalized_score=value, **kw)  # type: ignore[arg-type]
+
+
+GOOD = {
+    "task_completion": 1.0,
+    "faithfulness": 0.5,
+    "agent_speech_fidelity": 0.95,
+    "conversation_progression": 1.0,
+    "turn_taking": 0.8,
+    "conciseness": 0.5,
+}
+
+
+def scores_of(values: dict[str, float | None]) -> dict[str, MetricScore]:
+    return {k: ms(k, v) for k, v in values.items()}
+
+
+# --------------------------------------------------------------------------- composites
+
+
+def test_composites_pass_at_exact_thresholds() -> None:
+    out = composites(scores_of(GOOD))
+    assert out["EVA-A_pass"] == 1.0 and out["EVA-X_pass"] == 1.0 and out["EVA-overall_pass"] == 1.0
+    assert out["EVA-A_mean"] == pytest.approx((1.0 + 0.5 + 0.95) / 3)
+    assert out["EVA-overall_mean"] == pytest.approx(sum(GOOD.values()) / 6)
+
+
+def test_composites_tolerance() -> None:
+    near = dict(GOOD, task_completion=1.0 - 1e-12, turn_taking=0.8 - 5e-10)
+    assert composites(scores_of(near))["EVA-A_pass"] == 1.0
+    assert composites(scores_of(near))["EVA-X_pass"] == 1.0
+    below = dict(GOOD, agent_speech_fidelity=0.95 - 1e-6)
+    assert composites(scores_of(below))["EVA-A_pass"] == 0.0
+    assert composites(scores_of(below))["EVA-overall_pass"] == 0.0
+    not_one = dict(GOOD, task_completion=0.999)
+    assert composites(scores_of(not_one))["EVA-A_pass"] == 0.0
+
+
+def test_normalized_value_is_compared_not_raw() -> None:
+    scores = scores_of(GOOD)
+    scores["faithfulness"] = MetricScore(name="faithfulness", score=2.0, normalized_score=0.5)
+    assert composites(scores)["EVA-A_pass"] == 1.0
+
+
+def test_skipped_component_is_left_out_missing_or_errored_gives_null() -> None:
+    scores = scores_of(GOOD)
+    scores["agent_speech_fidelity"] = MetricScore(name="agent_speech_fidelity", skipped=True)
+    out = composites(scores)
+    assert out["EVA-A_pass"] == 1.0
+    assert out["EVA-A_mean"] == pytest.approx(0.75)
+    missing = scores_of({k: v for k, v in GOOD.items() if k != "faithfulness"})
+    assert composites(missing)["EVA-A_pass"] is None
+    assert composites(missing)["EVA-overall_pass"] is None
+    errored = scores_of(GOOD)
+    errored["conciseness"] = ms("conciseness", 0.0, error="judge down")
+    out = composites(errored)
+    assert out["EVA-X_pass"] is None and out["EVA-X_mean"] == pytest.approx(0.9)
+
+
+def test_all_skipped_or_nothing_gives_null() -> None:
+    skipped = {k: MetricScore(name=k, skipped=True) for k in GOOD}
+    out = composites(skipped)
+    assert out["EVA-A_pass"] is None and out["EVA-X_pass"] is None
+    assert out["EVA-A_mean"] is None and out["EVA-overall_mean"] is None
+    assert composites({})["EVA-overall_pass"] is None
+
+
+# --------------------------------------------------------------------------- pass@k
+
+
+def _brute(n: int, c: int, k: int) -> tuple[float, float]:
+    trials = [True] * c + [False] * (n - c)
+    subsets = list(itertools.combinations(range(n), k))
+    any_pass = sum(any(trials[i] for i in s) for s in subsets) / len(subsets)
+    all_pass = sum(all(trials[i] for i in s) for s in subsets) / len(subsets)
+    return any_pass, all_pass
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.integers(1, 9).flatmap(lambda n: st.tuples(st.just(n), st.integers(0, n), st.integers(1, n)))
+)
+def test_pass_at_k_and_pass_pow_k_match_enumeration(nck: tuple[int, int, int]) -> None:
+    n, c, k = nck
+    any_pass, all_pass = _brute(n, c, k)
+    assert pass_at_k(n, c, k) == pytest.approx(any_pass, abs=1e-12)
+    assert pass_pow_k(n, c, k) == pytest.approx(all_pass, abs=1e-12)
+    assert pass_pow_k_theoretical(n, c, k) == pytest.approx((c / n) ** k)
+
+
+def test_pass_at_k_edge_cases() -> None:
+    assert pass_at_k(3, 1, 0) == 1.0 and pass_pow_k(3, 0, 0) == 1.0
+    assert pass_at_k(3, 0, 3) == 0.0 and pass_pow_k(3, 3, 3) == 1.0
+    assert pass_at_k(5, 1, 1) == pytest.approx(0.2)
+    for bad in [(3, 4, 1), (3, 1, 4), (-1, 0, 0)]:
+        with pytest.raises(ValueError, match="need 0 <= c <= n"):
+            pass_at_k(*bad)
+    with pytest.raises(ValueError):
+        pass_pow_k_theoretical(0, 0, 0)
+
+
+# --------------------------------------------------------------------------- bootstrap
+
+
+def test_seed_from_name_is_sha256_prefix() -> None:
+    digest = hashlib.sha256(b"run_2026").digest()
+    assert seed_from_name("run_2026") == int.from_bytes(digest[:4], "big") % 2**31
+    assert 0 <= seed_from_name("x") < 2**31
+
+
+def test_bootstrap_matches_reference_formulation_and_is_deterministic() -> None:
+    values = np.random.default_rng(7).random(25)
+    low, high = bootstrap_ci(values, seed=11)
+    idx = np.random.default_rng(11).integers(0, 25, size=(2000, 25))
+    ref = np.percentile(values[idx].mean(axis=1), [2.5, 97.5])
+    assert (low, high) == (round(ref[0], 4), round(ref[1], 4))
+    assert bootstrap_ci(values, seed=11) == (low, high)
+    assert bootstrap_ci(values, seed=12) != (low, high)
+    assert low <= values.mean() <= high
+
+
+def test_bootstrap_edge_cases() -> None:
+    assert bootstrap_ci([], seed=1) == (None, None)
+    assert bootstrap_ci([float("nan")], seed=1) == (None, None)
+    assert bootstrap_ci([0.5, 0.5, 0.5], seed=1) == (0.5, 0.5)
+    narrow = bootstrap_ci([0.0, 1.0] * 50, seed=3, alpha=0.5)
+    wide = bootstrap_ci([0.0, 1.0] * 50, seed=3, alpha=0.05)
+    assert wide[0] <= narrow[0] <= narrow[1] <= wide[1]  # type: ignore[operator]
+
+
+def test_batched_equals_one_by_one() -> None:
+    rng = np.random.default_rng(5)
+    groups = [rng.random(n).tolist() for n in (3, 10, 10, 1, 0, 40)]
+    groups[2][4] = float("nan")
+    batched = bootstrap_ci_batched(groups, seed=99)
+    assert len(batched) == len(groups)
+    assert batched == [bootstrap_ci(g, seed=99) for g in groups]
+    assert batched[4] == (None, None)
+
+
+# --------------------------------------------------------------------------- aggregate
+
+
+def _rows(
+    values: dict[str, list[float]], dimension: str = "EVA-A_pass", **fixed: str
+) -> list[dict]:
+    base = {"system": "s", "domain": "airline", "condition": "clean"} | fixed
+    return [
+        base | {"scenario_id": sid, "trial": t, "dimension": dimension, "value": v}
+        for sid, vals in values.items()
+        for t, v in enumerate(vals)
+    ]
+
+
+def test_aggregate_pass_statistics_and_exclusion() -> None:
+    nan = float("nan")
+    rows = pd.DataFrame(_rows({"a": [1, 1, 0], "b": [0, 0, 0], "c": [nan, nan, nan]}))
+    out = aggregate(rows, by=["system", "domain", "condition"], seed="run")
+    assert len(out) == 1
+    row = out.iloc[0]
+    assert row["dimension"] == "EVA-A_pass" and row["k"] == 3
+    assert row["n_scenarios"] == 2 and row["excluded_scenarios"] == 1 and row["n_attempts"] == 6
+    assert row["pass_at_1"] == round((2 / 3 + 0) / 2, 4)
+    assert row["pass_at_k"] == round((pass_at_k(3, 2, 3) + pass_at_k(3, 0, 3)) / 2, 4)
+    assert row["pass_pow_k"] == 0.0
+    assert row["pass_pow_k_theoretical"] == round(((2 / 3) ** 3) / 2, 4)
+    assert row["pass_at_1_ci_lower"] <= row["pass_at_1"] <= row["pass_at_1_ci_upper"]
+    again = aggregate(rows, by=["system", "domain", "condition"], seed="run")
+    pd.testing.assert_frame_equal(out, again)
+
+
+def test_incomplete_scenarios_count_for_pass_at_1_only() -> None:
+    nan = float("nan")
+    rows = pd.DataFrame(_rows({"a": [1, 1], "b": [1, nan]}))
+    row = aggregate(rows, by=["system"]).iloc[0]
+    assert row["k"] == 2 and row["n_scenarios"] == 2 and row["incomplete_scenarios"] == 1
+    assert row["pass_at_1"] == 1.0 and row["pass_at_k"] == 1.0
+
+
+def test_metric_dimensions_use_their_threshold() -> None:
+    rows = pd.DataFrame(
+        _rows({"a": [0.79], "b": [0.8]}, dimension="turn_taking")
+        + _rows({"a": [0.6], "b": [0.4]}, dimension="faithfulness")
+        + _rows({"a": [2.0], "b": [4.0]}, dimension="response_speed")
+    )
+    out = aggregate(rows, by=["system", "domain"]).set_index("dimension")
+    assert out.loc["turn_taking", "pass_at_1"] == 0.5
+    assert out.loc["turn_taking", "threshold"] == 0.8
+    assert out.loc["faithfulness", "pass_at_1"] == 0.5
+    assert out.loc["response_speed", "mean"] == 3.0
+    assert math.isnan(out.loc["response_speed", "pass_at_1"])
+    custom = aggregate(rows, by=["system"], thresholds={"turn_taking": 0.5}).set_index("dimension")
+    assert custom.loc["turn_taking", "pass_at_1"] == 1.0
+
+
+def test_grouping_and_pooling() -> None:
+    rows = pd.DataFrame(
+        _rows({"a": [1, 0]})
+        + _rows({"a": [1, 1]}, domain="itsm")
+        + _rows({"a": [0, 0]}, system="t")
+    )
+    per_domain = aggregate(rows, by=["system", "domain"])
+    assert list(per_domain[["system", "domain"]].itertuples(index=False, name=None)) == [
+        ("s", "airline"),
+        ("s", "itsm"),
+        ("t", "airline"),
+    ]
+    pooled = aggregate(rows, by=["system"]).set_index("system")
+    # The same scenario id in two domains is two scenarios.
+    assert pooled.loc["s", "n_scenarios"] == 2 and pooled.loc["s", "pass_at_1"] == 0.75
+
+
+def test_aggregate_rejects_bad_input() -> None:
+    with pytest.raises(ValueError, match="lack column"):
+        aggregate(pd.DataFrame({"system": ["s"]}), by=["system"])
+    dup = pd.DataFrame(_rows({"a": [1]}) * 2)
+    with pytest.raises(ValueError, match="more than one row"):
+        aggregate(dup, by=["system"])

@@ -36,7 +36,9 @@ class Segment(BaseModel):
 class TurnRecord(BaseModel):
     """One speaker turn. Turn 0 is the agent greeting; turn n pairs user n with agent reply n."""
 
-    turn_id: int = Field(description="0 = greeting; user and assistant of the same exchange share it")
+    turn_id: int = Field(
+        description="0 = greeting; user and assistant of the same exchange share it"
+    )
     role: Role
     intended_text: str = Field(description="What the speaker meant to say (its TTS input)")
     heard_text: str = Field(
@@ -46,7 +48,9 @@ class TurnRecord(BaseModel):
     )
     segments: list[Segment] = Field(default_factory=list, description="Audio segments of the turn")
     interrupted: bool = Field(default=False, description="This turn was cut off by the other side")
-    interrupts: bool = Field(default=False, description="This turn started while the other side spoke")
+    interrupts: bool = Field(
+        default=False, description="This turn started while the other side spoke"
+    )
     latency_s: float | None = Field(
         default=None,
         description="Assistant turns: first assistant speech start minus last user speech end",

@@ -64,7 +64,9 @@ class Store:
         return posixpath.join(self._base, table, safe_run)
 
     def _part(self, table: str, run_id: str, batch: str) -> str:
-        return posixpath.join(self._dir(table, run_id), f"{_safe_component(batch, 'batch')}{PART_SUFFIX}")
+        return posixpath.join(
+            self._dir(table, run_id), f"{_safe_component(batch, 'batch')}{PART_SUFFIX}"
+        )
 
     def _ls(self, path: str) -> list[str]:
         try:
@@ -110,7 +112,9 @@ class Store:
     def completed_trial_keys(self, run_id: str) -> set[str]:
         keys: set[str] = set()
         for path in self.parts("trials", run_id):
-            keys.update(self._read_part(path, columns=["trial_key"]).column("trial_key").to_pylist())
+            keys.update(
+                self._read_part(path, columns=["trial_key"]).column("trial_key").to_pylist()
+            )
         return keys
 
     def _read_part(self, path: str, columns: list[str] | None = None) -> pa.Table:
@@ -118,7 +122,9 @@ class Store:
             with self.fs.open(path, "rb") as fh:
                 return pq.read_table(fh, columns=columns)
         except Exception as exc:  # noqa: BLE001 - any decode failure means a corrupt part
-            raise StoreError(f"corrupt or unreadable Parquet file {self._url(path)}: {exc}") from exc
+            raise StoreError(
+                f"corrupt or unreadable Parquet file {self._url(path)}: {exc}"
+            ) from exc
 
     def _url(self, path: str) -> str:
         return path if self.local else f"{self.protocol}://{path}"
@@ -144,7 +150,9 @@ class Store:
             for table in sorted(all_tables):
                 path = self._part(table, run_id, batch)
                 if self.fs.exists(path):
-                    dest = posixpath.join(self._base, "_quarantine", run_id, table, posixpath.basename(path))
+                    dest = posixpath.join(
+                        self._base, "_quarantine", run_id, table, posixpath.basename(path)
+                    )
                     self.fs.makedirs(posixpath.dirname(dest), exist_ok=True)
                     self.fs.mv(path, dest)
                     report.quarantined.append(path)

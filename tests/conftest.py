@@ -3,11 +3,19 @@
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
+
+# Prefect must be quiet, offline and isolated in tests; set before anything imports it.
+os.environ.setdefault("PREFECT_HOME", str(Path(tempfile.gettempdir()) / "evaflow-test-prefect"))
+os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
+os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
+os.environ.setdefault("PREFECT_UI_ENABLED", "false")
 
 
 def find_eva_root() -> Path | None:

@@ -1,0 +1,144 @@
+"""Reading the stored tables into the long frame every analysis starts from.
+
+One row per (kept attempt, metric): the final attempt of each trial, if it was valid,
+with the value pass@k uses (normalized score, else raw score; NaN when the metric
+errored or was skipped, which the ``skipped`` / ``errored`` flags tell apart).
+Key-entity accuracy is added as the pseudo-metric ``key_entity_accuracy``: the share
+of the attempt's key entities the agent heard right.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from tasks.store import Store
+
+KEY_ENTITY_METRIC = "key_entity_accuracy"
+UNIT = ["system", "domain", "condition", "scenario_id"]
+VALUE_COLUMNS = [
+    "run_id",
+    "system",
+    "domain",
+    "condition",
+    "scenario_id",
+    "trial",
+    "attempt_id",
+    "metric",
+    "value",
+    "skipped",
+    "errored",
+]
+
+_METRIC_SQL = """
+SELECT t.run_id, t.system, t.domain, t.condition, t.scenario_id, t.trial, t.attempt_id,
+       m.metric,
+       CASE WHEN m.error IS NOT NULL OR coalesce(m.skipped, false) THEN NULL
+            ELSE coalesce(m.normalized_score, m.score) END AS value,
+       coalesce(m.skipped, false) AND m.error IS NULL AS skipped,
+       m.error IS NOT NULL AS errored
+FROM trials t JOIN metrics m ON m.run_id = t.run_id AND m.attempt_id = t.attempt_id
+WHERE t.final AND t.valid AND m.parent IS NULL
+"""
+_ENTITY_SQL = f"""
+SELECT t.run_id, t.system, t.domain, t.condition, t.scenario_id, t.trial, t.attempt_id,
+       '{KEY_ENTITY_METRIC}' AS metric,
+       avg(CASE WHEN e.correct THEN 1.0 ELSE 0.0 END) AS value,
+       false AS skipped, false AS errored
+FROM trials t JOIN entities e ON e.run_id = t.run_id AND e.attempt_id = t.attempt_id
+WHERE t.final AND t.valid
+GROUP BY ALL
+"""
+_TRIALS_SQL = """
+SELECT run_id, attempt_id, trial_key, system, domain, condition, scenario_id, trial, attempt,
+       final, valid, status, end_reason, validation_reason, mode, duration_s
+FROM trials
+"""
+
+
+@dataclass(frozen=True)
+class RunData:
+    """What the analyses read: metric values of the kept attempts, and every attempt."""
+
+    runs: list[str]
+    values: pd.DataFrame = field(repr=False)
+    attempts: pd.DataFrame = field(repr=False)
+
+    @property
+    def metrics(self) -> list[str]:
+        return sorted(self.values["metric"].dropna().unique().tolist())
+
+    @property
+    def systems(self) -> list[str]:
+        return sorted(self.values["system"].dropna().unique().tolist())
+
+    @property
+    def conditions(self) -> list[str]:
+        return sorted(self.values["condition"].dropna().unique().tolist())
+
+    def metric(self, name: str) -> pd.DataFrame:
+        return self.values[self.values["metric"] == name]
+
+    def wide(self, metrics: list[str]) -> pd.DataFrame:
+        """One row per kept attempt, one column per requested metric (NaN if absent)."""
+        keys = ["run_id", "system", "domain", "condition", "scenario_id", "trial", "attempt_id"]
+        sub = self.values[self.values["metric"].isin(metrics)]
+        table = sub.groupby([*keys, "metric"], sort=True)["value"].first().unstack("metric")
+        table = table.reindex(columns=metrics)
+        table.columns.name = None
+        return table.reset_index()
+
+
+def load_run_data(store: Store, runs: list[str]) -> RunData:
+    """Read the kept attempts of ``runs``; raises ``ValueError`` naming unknown runs."""
+    known = store.run_ids()
+    missing = [r for r in runs if r not in known]
+    if missing:
+        raise ValueError(
+            f"run(s) {missing} not found in store {store.root}; runs: {', '.join(known) or '(none)'}"
+        )
+    con = store.connect(runs)
+    try:
+        metrics = con.execute(_METRIC_SQL).df()
+        entities = con.execute(_ENTITY_SQL).df()
+        attempts = con.execute(_TRIALS_SQL).df()
+    finally:
+        con.close()
+    values = (
+        pd.concat([frame for frame in (metrics, entities) if not frame.empty], ignore_index=True)
+        if len(metrics) + len(entities)
+        else metrics
+    )
+    return RunData(runs=list(runs), values=pool_trials(values), attempts=attempts)
+
+
+def pool_trials(values: pd.DataFrame) -> pd.DataFrame:
+    """Renumber trials so that runs sharing a system and condition add trials, not clash.
+
+    Trial numbers restart in every run; when several runs hold the same system x
+    condition x scenario their trials are numbered 0..n-1 in (run, trial) order.
+    """
+    if values.empty:
+        return values.reindex(columns=VALUE_COLUMNS)
+    out = values.copy()
+    out["value"] = pd.to_numeric(out["value"], errors="coerce").astype(np.float64)
+    if out["run_id"].nunique() > 1:
+        slots = (
+            out[[*UNIT, "run_id", "trial"]]
+            .drop_duplicates()
+            .sort_values([*UNIT, "run_id", "trial"])
+        )
+        slots["pooled_trial"] = slots.groupby(UNIT, sort=False).cumcount()
+        out = out.merge(slots, on=[*UNIT, "run_id", "trial"], how="left")
+        out["trial"] = out.pop("pooled_trial")
+    out["trial"] = out["trial"].astype(np.int64)
+    return out[VALUE_COLUMNS].reset_index(drop=True)
+
+
+def scenario_means(values: pd.DataFrame) -> pd.DataFrame:
+    """Mean over trials per (system, domain, condition, scenario, metric); NaNs ignored."""
+    grouped = values.dropna(subset=["value"]).groupby([*UNIT, "metric"], sort=True)
+    out = grouped["value"].agg(["mean", "count"]).reset_index()
+    return out.rename(columns={"count": "n_trials"})

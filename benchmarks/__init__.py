@@ -1,0 +1,1 @@
+"""Performance harness: `python -m benchmarks` (see benchmarks/common.py)."""

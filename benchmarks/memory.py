@@ -1,0 +1,200 @@
+"""Peak memory of a piece of work: run it in a child process and read the kernel's numbers.
+
+``run_child("module:function", kwargs)`` starts ``python -m benchmarks.memory --child ...``,
+which imports and calls the function and writes its JSON result to a file. The parent
+reads the child's peak resident set from ``wait4`` (``ru_maxrss``: the kernel's high-water
+mark, which also covers Arrow and DuckDB buffers that ``tracemalloc`` cannot see) and,
+optionally, samples the whole process tree (a run's Prefect server is a grandchild).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import json
+import os
+import resource
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from benchmarks.common import MB, REPO_ROOT
+
+
+class ChildResult(BaseModel):
+    """What one child process returned and how much memory it used."""
+
+    target: str
+    value: Any = Field(default=None, description="The function's JSON-serialisable result")
+    ok: bool = Field(default=False, description="Exited 0 and wrote its result")
+    error: str | None = None
+    wall_s: float = Field(default=0.0, description="Wall time of the whole child process")
+    call_s: float | None = Field(default=None, description="Wall time of the function call")
+    peak_rss_mb: float | None = Field(default=None, description="ru_maxrss of the child")
+    import_rss_mb: float | None = Field(
+        default=None, description="Child RSS after importing the target, before the call"
+    )
+    tree_peak_rss_mb: float | None = Field(
+        default=None, description="Largest sampled RSS sum of the child and its descendants"
+    )
+
+
+class TreeSampler(threading.Thread):
+    """Samples the summed RSS of a process and its descendants until stopped."""
+
+    def __init__(self, pid: int, interval_s: float = 0.25) -> None:
+        super().__init__(daemon=True)
+        self.pid = pid
+        self.interval_s = interval_s
+        self.peak_bytes = 0
+        self._stop_event = threading.Event()
+
+    def run(self) -> None:
+        import psutil
+
+        try:
+            root = psutil.Process(self.pid)
+        except psutil.Error:
+            return
+        while not self._stop_event.is_set():
+            total = 0
+            try:
+                procs = [root, *root.children(recursive=True)]
+            except psutil.Error:
+                break
+            for proc in procs:
+                try:
+                    total += proc.memory_info().rss
+                except psutil.Error:
+                    continue
+            self.peak_bytes = max(self.peak_bytes, total)
+            self._stop_event.wait(self.interval_s)
+
+    def stop(self) -> float | None:
+        self._stop_event.set()
+        self.join(timeout=5)
+        return self.peak_bytes / MB if self.peak_bytes else None
+
+
+def run_child(
+    target: str,
+    kwargs: dict[str, Any] | None = None,
+    *,
+    timeout_s: float | None = None,
+    sample_tree: bool = False,
+    env: dict[str, str] | None = None,
+    log_path: Path | None = None,
+    stream: bool = False,
+) -> ChildResult:
+    """Call ``module:function(**kwargs)`` in a fresh interpreter; never raises.
+
+    The child's output goes to ``log_path`` (a temporary file by default), or to this
+    process's own stdout when ``stream`` is set.
+    """
+    with tempfile.TemporaryDirectory(prefix="evaflow-bench-child-") as tmp:
+        result_file = Path(tmp) / "result.json"
+        command = [
+            sys.executable,
+            "-m",
+            "benchmarks.memory",
+            "--child",
+            target,
+            str(result_file),
+            json.dumps(kwargs or {}, default=str),
+        ]
+        log = open(log_path or Path(tmp) / "child.log", "wb")  # noqa: SIM115 - closed below
+        started = time.perf_counter()
+        # A new session, so a timeout can end the child's whole group (its own children too).
+        proc = subprocess.Popen(
+            command,
+            cwd=REPO_ROOT,
+            env={**os.environ, **(env or {})},
+            stdout=None if stream else log,
+            stderr=None if stream else subprocess.STDOUT,
+            start_new_session=True,
+        )
+        sampler = TreeSampler(proc.pid) if sample_tree else None
+        if sampler:
+            sampler.start()
+        timer = threading.Timer(timeout_s, _kill_group, args=(proc.pid,)) if timeout_s else None
+        if timer:
+            timer.start()
+        _, status, usage = os.wait4(proc.pid, 0)
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        if timer:
+            timer.cancel()
+        tree_peak = sampler.stop() if sampler else None
+        log.close()
+        outcome = ChildResult(
+            target=target,
+            wall_s=time.perf_counter() - started,
+            peak_rss_mb=usage.ru_maxrss * 1024 / MB,
+            tree_peak_rss_mb=tree_peak,
+        )
+        return _read_outcome(outcome, result_file, proc.returncode, log.name)
+
+
+def _kill_group(pid: int) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(pid, signal.SIGKILL)
+
+
+def _read_outcome(outcome: ChildResult, result_file: Path, code: int, log: str) -> ChildResult:
+    if result_file.is_file():
+        payload = json.loads(result_file.read_text(encoding="utf-8"))
+        outcome.value = payload.get("value")
+        outcome.call_s = payload.get("call_s")
+        outcome.import_rss_mb = payload.get("import_rss_mb")
+        outcome.error = payload.get("error")
+    if code != 0 and outcome.error is None:
+        tail = Path(log).read_text(encoding="utf-8", errors="replace")[-1500:]
+        outcome.error = f"child exited with code {code}: {tail}"
+    outcome.ok = code == 0 and outcome.error is None and result_file.is_file()
+    return outcome
+
+
+def _current_rss_mb() -> float:
+    with open("/proc/self/statm", encoding="ascii") as fh:
+        pages = int(fh.read().split()[1])
+    return pages * os.sysconf("SC_PAGE_SIZE") / MB
+
+
+def child_main(target: str, result_file: str, kwargs_json: str) -> int:
+    """Entry point inside the child: import, call, write the result; exit status 0/1."""
+    module_name, _, func_name = target.partition(":")
+    payload: dict[str, Any] = {}
+    code = 0
+    try:
+        func = getattr(importlib.import_module(module_name), func_name)
+        payload["import_rss_mb"] = _current_rss_mb()
+        # Someone else's main() may parse sys.argv: give it a clean command line.
+        sys.argv = [module_name]
+        started = time.perf_counter()
+        payload["value"] = func(**json.loads(kwargs_json))
+        payload["call_s"] = time.perf_counter() - started
+    except SystemExit as exc:
+        if exc.code not in (0, None):
+            payload["error"] = f"SystemExit({exc.code!r})"
+            code = 1
+    except BaseException as exc:  # noqa: BLE001 - report any failure as data
+        import traceback
+
+        payload["error"] = f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=8)}"
+        code = 1
+    payload["self_maxrss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 / MB
+    Path(result_file).write_text(json.dumps(payload, default=str), encoding="utf-8")
+    return code
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 5 and sys.argv[1] == "--child":
+        sys.exit(child_main(sys.argv[2], sys.argv[3], sys.argv[4]))
+    print("usage: python -m benchmarks.memory --child module:function RESULT.json KWARGS_JSON")
+    sys.exit(2)

@@ -1,0 +1,146 @@
+"""``evaflow analyze [robustness|key-entities|ci-vs-k|consistency|published|all]``.
+
+Registers the command on the shared Typer ``app`` when imported (``flows.cli.main``
+imports this module).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from flows.cli import DEFAULT_STORE, _split, app, console, fail, out
+
+WHICH_HELP = (
+    "robustness | key-entities | ci-vs-k | consistency (with pareto, threshold-sensitivity, "
+    "faithfulness-decoupling) | published | all, or any single analysis name"
+)
+
+
+def _resolve_runs(store: str, runs: list[str] | None, which: str) -> list[str]:
+    """The runs to analyse; without --runs, the store's only run (published needs none)."""
+    from tasks.store import Store
+
+    chosen = _split(runs) or []
+    if not chosen and which == "published":
+        return []
+    known = Store(store).run_ids()
+    if not chosen:
+        if len(known) != 1:
+            fail(
+                f"--runs is required: the store {store} holds {len(known)} runs "
+                f"({', '.join(known) or 'none'})"
+            )
+        return known
+    missing = [r for r in chosen if r not in known]
+    if missing:
+        fail(
+            f"run(s) {', '.join(missing)} not in store {store}; runs: {', '.join(known) or 'none'}"
+        )
+    return chosen
+
+
+def _execute(
+    which: str,
+    store: str,
+    runs: list[str],
+    out_dir: Path | None,
+    stats: Path | None,
+    systems: list[str] | None,
+    use_flow: bool,
+    verbose: bool,
+) -> list[dict[str, Any]]:
+    params = {
+        "store": store,
+        "runs": runs,
+        "which": which,
+        "out": str(out_dir) if out_dir else None,
+        "stats": str(stats) if stats else None,
+        "systems": systems,
+    }
+    if use_flow:
+        from flows.env import configure_prefect
+
+        configure_prefect(store, verbose)
+    from flows.analysis import run_analysis
+
+    return run_analysis(**params) if use_flow else run_analysis.fn(**params)
+
+
+def print_results(results: list[dict[str, Any]]) -> None:
+    for result in results:
+        colour = {"ok": "green", "skipped": "yellow"}.get(result["status"], "red")
+        out.print(
+            f"[bold]{result['name']}[/]: [{colour}]{result['status']}[/]"
+            + (f" ({result['message']})" if result.get("message") else ""),
+            highlight=False,
+        )
+        for claim in (result.get("summary") or {}).get("claims", []):
+            mark = {True: "[green]holds[/]", False: "[red]does not hold[/]"}.get(
+                claim["holds"], "[cyan]value[/]"
+            )
+            out.print(f"  {mark} {claim['statement']}: {claim['value']}", highlight=False)
+        pngs = [f for f in result.get("figures", []) if f.endswith(".png")]
+        if pngs:
+            out.print(
+                f"  figures: {len(pngs)} (PNG + SVG) in {Path(pngs[0]).parent}", highlight=False
+            )
+        for name, path in (result.get("table_paths") or {}).items():
+            out.print(f"  table {name}: {path}", highlight=False)
+
+
+@app.command()
+def analyze(
+    which: Annotated[str, typer.Argument(help=WHICH_HELP)] = "all",
+    runs: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--runs",
+            help="Run ids (comma separated or repeated); published: place these runs on the published fronts",
+        ),
+    ] = None,
+    store: Annotated[
+        str, typer.Option("--store", help="Store root: directory or fsspec URL")
+    ] = DEFAULT_STORE,
+    out_dir: Annotated[
+        Path | None,
+        typer.Option("--out", help="Output directory (default <store>/analysis/<runs>)"),
+    ] = None,
+    stats: Annotated[
+        Path | None, typer.Option("--stats", help="published: the published statistics JSON")
+    ] = None,
+    systems: Annotated[
+        list[str] | None, typer.Option("--systems", help="published: only these system ids")
+    ] = None,
+    no_flow: Annotated[
+        bool, typer.Option("--no-flow", help="Run directly, without a Prefect flow run")
+    ] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the results as JSON")] = False,
+    verbose: Annotated[bool, typer.Option(help="Show Prefect logs")] = False,
+) -> None:
+    """Reproduce the paper's studies on stored runs, or check the published results."""
+    from analysis.runner import choices
+
+    if which not in choices():
+        fail(f"unknown analysis {which!r}; choose one of: {', '.join(choices())}")
+    if which == "published" and stats is None:
+        fail("analyze published needs --stats FILE (the published leaderboard statistics JSON)")
+    if stats is not None and not stats.is_file():
+        fail(f"--stats {stats}: file not found")
+    chosen = _resolve_runs(store, runs, which)
+    try:
+        results = _execute(
+            which, store, chosen, out_dir, stats, _split(systems), not no_flow, verbose
+        )
+    except ValueError as exc:
+        fail(str(exc))
+    if as_json:
+        out.print_json(json.dumps(results, default=str))
+        return
+    print_results(results)
+    if any(r["status"] == "error" for r in results):
+        console.print("[red]some analyses failed; see the messages above[/]")
+        raise typer.Exit(1)

@@ -1,0 +1,98 @@
+"""The ``offline`` judge (default): deterministic rules, no network, no model.
+
+Each judged metric has one rule function registered in :data:`OFFLINE_RULES`; it receives
+the same :class:`~tasks.judges.base.JudgeTask` an LLM would and answers with the JSON
+shape that metric's rubric asks for, so scoring is shared with the ``llm`` judge. Every
+rule states what it checks and what it cannot (``scope``), and that statement is stored
+with the score (``details["judge_scope"]``) and hashed as the judge's "prompt".
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from scenarios.registry import Registry
+from tasks.judges.base import JUDGES, JudgeTask, JudgeVerdict, prompt_hash
+
+RULES_VERSION = "offline-v1"
+_RULE_MODULES = ("key_entities", "faithfulness", "experience", "speakability", "speech", "behavior")
+
+
+class OfflineAnswer(BaseModel):
+    """What a rule returns: the rubric-shaped answer, or why it could not judge."""
+
+    output: Any = Field(default=None, description="JSON-serialisable answer in the rubric shape")
+    skipped: str | None = Field(default=None, description="Reason the rule could not look")
+    error: str | None = None
+    extra: dict[str, Any] = Field(default_factory=dict, description="Evidence for details")
+
+
+class OfflineRule(BaseModel):
+    """A registered rule: its scope statement and the function."""
+
+    model_config = {"arbitrary_types_allowed": True}
+    metric: str
+    scope: str = Field(description="What the rule checks and what it cannot, in plain words")
+    fn: Callable[[JudgeTask, Mapping[str, Any]], OfflineAnswer]
+
+    @property
+    def hash(self) -> str:
+        return prompt_hash(f"{RULES_VERSION}\n{self.metric}\n{self.scope}")
+
+
+OFFLINE_RULES: Registry[OfflineRule] = Registry("offline judge rule")
+
+
+def offline_rule(
+    metric: str, scope: str
+) -> Callable[[Callable[[JudgeTask, Mapping[str, Any]], OfflineAnswer]], Any]:
+    """Decorator registering ``fn(task, params) -> OfflineAnswer`` as the rule of ``metric``."""
+
+    def decorator(fn: Callable[[JudgeTask, Mapping[str, Any]], OfflineAnswer]) -> Any:
+        OFFLINE_RULES.add(metric, OfflineRule(metric=metric, scope=" ".join(scope.split()), fn=fn))
+        return fn
+
+    return decorator
+
+
+def _load_rules() -> None:
+    for name in _RULE_MODULES:
+        importlib.import_module(f"{__name__}.{name}")
+
+
+class OfflineJudge:
+    """Deterministic judge. ``params`` are passed to every rule (e.g. a recogniser spec)."""
+
+    name = "offline"
+
+    def __init__(self, params: Mapping[str, Any] | None = None) -> None:
+        self.params = dict(params or {})
+        _load_rules()
+
+    def prompt_hash(self, metric: str) -> str:
+        return OFFLINE_RULES.get(metric).hash
+
+    def evaluate(self, task: JudgeTask) -> JudgeVerdict:
+        rule = OFFLINE_RULES.get(task.metric)
+        verdict = JudgeVerdict(
+            judge=self.name, metric=task.metric, prompt_hash=rule.hash, scope=rule.scope
+        )
+        try:
+            answer = rule.fn(task, self.params)
+        except Exception as exc:  # noqa: BLE001 - a rule bug is a scored error, not a crash
+            verdict.error = f"offline rule {task.metric} failed: {type(exc).__name__}: {exc}"
+            return verdict
+        verdict.skipped, verdict.error, verdict.extra = answer.skipped, answer.error, answer.extra
+        if answer.output is not None:
+            verdict.raw_text = json.dumps(answer.output, ensure_ascii=False, default=str)
+        return verdict
+
+
+@JUDGES.register("offline")
+def make_offline_judge(params: Mapping[str, Any]) -> OfflineJudge:
+    return OfflineJudge(params)

@@ -1,0 +1,269 @@
+"""Offline rule of ``faithfulness``: grounding checks on tool inputs and agent statements."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import BaseModel
+
+from tasks.judges.base import JudgeTask
+from tasks.judges.inputs import ConversationInput, TraceItem
+from tasks.judges.offline import OfflineAnswer, offline_rule
+from tasks.judges.offline.entities import canonical, find_entities, proper_nouns
+from tasks.judges.offline.grounding import Sources, flatten, is_placeholder, numbers_in
+from tasks.judges.offline.policy import (
+    DIMENSIONS,
+    Issue,
+    capability_claims,
+    is_read_only,
+    policy_claims,
+    unconfirmed_writes,
+)
+
+SCOPE = """Rule-based faithfulness check. Flags: tool arguments that are placeholders or
+identifiers/dates/amounts found in no earlier caller turn, tool result or policy text
+(rated 2 on read tools, 1 on write tools); amounts, codes, flight numbers, dates and times
+the agent states that no caller turn, tool result or policy figure supports (amounts may
+be a sum or difference of two known figures); 'on time / no delay' claims contradicted by
+a tool result; write tools executed without a caller confirmation in that turn (1 when
+money moves, else 2); policy-style claims whose content words are absent from the policy
+and tool results; claimed emails/texts without a tool to send them; airline brands not in
+the role, policy or tool results; a failed lookup retried with an unsourced value instead of
+asking the caller. It cannot judge meaning: wrong enum choices, omitted caveats, misapplied
+policy conditions, paraphrased misstatements or whether a caller's request was ambiguous."""
+
+_DATE_WHY = "date from no source"
+_STATED_TYPES = {"amount", "code", "flight_number", "date", "time", "seat", "gate", "email"}
+_BRAND = re.compile(r"\b([A-Z][a-z]+(?:\s[A-Z][a-z]+)?)\s+(?:Airlines?|Air)\b")
+_NOT_BRANDS = {"flight", "seat", "gate", "terminal", "row", "option", "turn", "and", "the"}
+_NO_DELAY = re.compile(r"\b(no delays?|not delayed|on time|on schedule)\b", re.IGNORECASE)
+
+
+class _Ctx(BaseModel):
+    model_config = {"arbitrary_types_allowed": True}
+    inp: ConversationInput
+    sources: Sources
+
+
+def _tool_param_issues(call: TraceItem, response: Any, ctx: _Ctx) -> list[Issue]:
+    """Ungrounded arguments: 2 on a read-only lookup, 1 on a write or a transfer."""
+    name_ = call.tool_name or ""
+    read_only = is_read_only(name_, ctx.inp.tools)
+    enums = _param_enums(name_, ctx.inp.tools)
+    issues = []
+    for name, value in call.params.items():
+        if isinstance(value, bool) or value is None or isinstance(value, dict | list):
+            continue
+        if str(value) in enums.get(name, ()):
+            continue
+        why = _ungrounded_param(name, value, str(value), ctx.sources)
+        if why:
+            # A wrong value in a lookup is low impact (spec: read-only => 2); in a write or a
+            # transfer it changes what happens to the caller.
+            harmless = read_only
+            issues.append(
+                Issue(
+                    dimension="fabricating_tool_parameters",
+                    rating=2 if harmless else 1,
+                    turn=call.turn_id,
+                    evidence=f"{name_}({name}={value!r}): {why}",
+                )
+            )
+    return issues
+
+
+def _param_enums(tool_name: str, tools: list[dict[str, Any]]) -> dict[str, set[str]]:
+    for tool in tools:
+        if tool.get("id") == tool_name or tool.get("name") == tool_name:
+            params = (tool.get("required_parameters") or []) + (
+                tool.get("optional_parameters") or []
+            )
+            return {str(p.get("name")): {str(e) for e in p.get("enum") or []} for p in params}
+    return {}
+
+
+def _ungrounded_param(name: str, value: Any, text: str, src: Sources) -> str | None:
+    if is_placeholder(text):
+        # "ABC123" is a placeholder unless the caller or a tool actually gave it.
+        return None if text.strip() and src.has_text(text) else "placeholder value"
+    if isinstance(value, int | float):
+        return None if value <= 10 or src.has_number(float(value)) else "number from no source"
+    if re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
+        return None if src.date_grounded(text) else _DATE_WHY
+    if re.fullmatch(r"[a-z_]+", text) or len(text) > 60:
+        return None  # enum values and free text: meaning cannot be checked by rule
+    if re.search(r"\d", text) or re.fullmatch(r"[A-Z]{5,}", text):
+        return None if src.has_text(text) else "identifier not given by the caller or a tool"
+    if re.fullmatch(r"[A-Z][a-zA-Z'\- ]+", text) and "name" in name:
+        return None if src.has_text(text) else "name not given by the caller or a tool"
+    return None
+
+
+def _statement_issues(item: TraceItem, ctx: _Ctx, tools_seen: bool) -> list[Issue]:
+    issues: list[Issue] = []
+    src = ctx.sources
+    dim = "misrepresenting_tool_result" if tools_seen else "hallucination"
+    for entity in find_entities(item.text):
+        if entity.type not in _STATED_TYPES:
+            continue
+        grounded, severity = _stated_grounded(entity.type, entity.value, entity.canonical, src)
+        if not grounded:
+            issues.append(
+                Issue(
+                    dimension=dim,
+                    rating=severity,
+                    turn=item.turn_id,
+                    evidence=f"{entity.type} {entity.value!r} matches no tool "
+                    "result, caller statement or policy figure",
+                )
+            )
+    if _NO_DELAY.search(item.text):
+        if _delay_in_tools(src):
+            issues.append(
+                Issue(
+                    dimension="misrepresenting_tool_result",
+                    rating=1,
+                    turn=item.turn_id,
+                    evidence="says there is no delay while a tool result shows one",
+                )
+            )
+        elif "delay" not in src.tool_canonical and "status" not in src.tool_canonical:
+            issues.append(
+                Issue(
+                    dimension="hallucination",
+                    rating=1,
+                    turn=item.turn_id,
+                    evidence="states the flight status although no tool reported it",
+                )
+            )
+    return issues
+
+
+def _stated_grounded(kind: str, value: str, canon: str, src: Sources) -> tuple[bool, int]:
+    if kind == "amount":
+        return all(src.has_amount(n) for n in numbers_in(canon)), 1
+    if kind == "flight_number":
+        digits = re.sub(r"\D", "", canon)
+        pattern = rf"\b[a-z]{{2}}0*{digits}\b" if digits else r"$^"
+        found = re.search(pattern, src.tool_canonical + " " + src.user_canonical)
+        return bool(found) or src.has_text(value, include_policy=False), 2
+    if kind == "time":
+        return any(src.has_tokens(v) for v in time_variants(canon)), 2
+    if kind == "date":
+        return src.has_tokens(value) or src.has_text(value), 2
+    return src.has_text(value), 1
+
+
+def time_variants(canon: str) -> list[str]:
+    """'14:30' -> 14:30, 2:30, '2 30'; "1 o clock" -> 1:00, 13:00 (12/24-hour forms)."""
+    m = re.search(r"(\d{1,2})(?::(\d{2})| o clock)", canon)
+    if not m:
+        return [canon]
+    hour, minute = int(m.group(1)), m.group(2) or "00"
+    hours = {hour, hour % 12 or 12, (hour % 12) + 12}
+    return [f"{h}:{minute}" for h in hours] + [f"{h} {minute}" for h in hours] + [canon]
+
+
+def _delay_in_tools(src: Sources) -> bool:
+    return bool(re.search(r"delay(?:ed|_minutes)? [1-9]\d*|status delayed", src.tool_canonical))
+
+
+def _brand_issues(item: TraceItem, known: str) -> list[Issue]:
+    """Company names the agent uses (before 'Airlines', or before a flight number that a tool
+    result lists under another prefix) that no source mentions."""
+    brands = {m.group(1) for m in _BRAND.finditer(item.text)}
+    nouns = proper_nouns(item.text)
+    norm = canonical(item.text) if nouns else ""
+    for noun in nouns:
+        for m in re.finditer(
+            rf"\b{re.escape(canonical(noun))} (\d{{1,4}})(?: (\d{{1,2}}))?\b(?!:)", norm
+        ):
+            digits = m.group(1) + (m.group(2) or "")
+            if re.search(rf"\b[a-z]{{2}}0*{digits}\b", known):
+                brands.add(noun)
+    issues = []
+    for brand in sorted(brands):
+        if brand.lower() in _NOT_BRANDS or canonical(brand) in known:
+            continue
+        issues.append(
+            Issue(
+                dimension="hallucination",
+                rating=2,
+                turn=item.turn_id,
+                evidence=f"names the company {brand!r}, which no source mentions",
+            )
+        )
+    return issues
+
+
+def _disambiguation_issues(trace: list[TraceItem]) -> list[Issue]:
+    """A failed lookup followed by a retry of the same tool before the caller spoke again."""
+    issues = []
+    for i, item in enumerate(trace):
+        if item.kind != "tool_response" or not _failed(item.response):
+            continue
+        for later in trace[i + 1 :]:
+            if later.kind == "user":
+                break
+            if later.kind == "tool_call" and later.tool_name == item.tool_name:
+                issues.append(
+                    Issue(
+                        dimension="failing_to_disambiguate",
+                        rating=2,
+                        turn=later.turn_id,
+                        evidence=f"{item.tool_name} failed and "
+                        "was retried with other values without asking the caller",
+                    )
+                )
+                break
+    return issues
+
+
+def _failed(response: Any) -> bool:
+    return isinstance(response, dict) and str(response.get("status", "")).lower() == "error"
+
+
+def collect_issues(inp: ConversationInput) -> list[Issue]:
+    ctx = _Ctx(inp=inp, sources=Sources(inp.instructions, inp.current_date_time))
+    known = canonical(" ".join([inp.role, inp.instructions, *flatten(inp.tools)]))
+    issues: list[Issue] = []
+    tools_seen = False
+    for i, item in enumerate(inp.trace):
+        if item.kind == "user":
+            ctx.sources.add_user(item.text)
+        elif item.kind == "tool_call":
+            response = next(
+                (r.response for r in inp.trace[i + 1 :] if r.kind == "tool_response"), None
+            )
+            issues += _tool_param_issues(item, response, ctx)
+        elif item.kind == "tool_response":
+            ctx.sources.add_tool_response(item.response)
+            tools_seen = True
+        else:
+            issues += _statement_issues(item, ctx, tools_seen)
+            issues += _brand_issues(item, known + " " + ctx.sources.tool_canonical)
+    issues += unconfirmed_writes(inp.trace, inp.tools)
+    issues += policy_claims(inp, ctx.sources)
+    issues += capability_claims(inp)
+    issues += _disambiguation_issues(inp.trace)
+    return issues
+
+
+def answer_from_issues(issues: list[Issue]) -> dict[str, Any]:
+    dims: dict[str, dict[str, Any]] = {}
+    for dim in DIMENSIONS:
+        mine = [i for i in issues if i.dimension == dim]
+        rating = min((i.rating for i in mine), default=3)
+        evidence = "; ".join(f"turn {i.turn}: {i.evidence}" for i in mine[:6])
+        dims[dim] = {"evidence": evidence, "flagged": bool(mine), "rating": rating}
+    return {"dimensions": dims, "rating": min(d["rating"] for d in dims.values())}
+
+
+@offline_rule("faithfulness", SCOPE)
+def faithfulness_rule(task: JudgeTask, params: Mapping[str, Any]) -> OfflineAnswer:
+    inp = task.inputs
+    if not isinstance(inp, ConversationInput):
+        return OfflineAnswer(error=f"expected ConversationInput, got {type(inp).__name__}")
+    return OfflineAnswer(output=answer_from_issues(collect_issues(inp)))

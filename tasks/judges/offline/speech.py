@@ -1,0 +1,211 @@
+"""Offline rules of the speech-fidelity family: recognise each turn's audio with our own STT
+and compare it with what the speaker intended to say."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import numpy as np
+
+from tasks.judges.audio import AudioReadError, cut_segments, read_wav
+from tasks.judges.base import JudgeTask
+from tasks.judges.inputs import SpeechFidelityInput
+from tasks.judges.offline import OfflineAnswer, offline_rule
+from tasks.judges.offline.entities import find_entities, heard_as
+from tasks.spoken import normalize_spoken
+
+Transcriber = Callable[[np.ndarray, int], str]
+
+_SCOPE_COMMON = """Recognises each turn's audio (its harness-measured segments) with our
+offline recogniser (PocketSphinx with a language model built from this conversation's own
+sentences, entity values re-drawn) and compares it with the intended text after removing
+interruption tags and text after a cut-off tag. A turn without audio segments is not
+rated; without any audio (text mode) the metric is skipped. It cannot tell the speaker's
+mistakes from the recogniser's: a misrecognised code counts as a speech error, names are
+not checked (the recogniser's vocabulary lacks most of them), and prosody, accent and
+language identity are not judged."""
+
+AGENT_SCOPE = f"""Agent speech fidelity, rule-based: per assistant turn, every code, amount,
+date, time, flight number, seat, gate, phone number and email in the intended text must
+be found (canonical value) in the recognised text for rating 1, else 0; turns with none of
+them have has_entities=false. {_SCOPE_COMMON}"""
+
+USER_SCOPE = f"""User speech fidelity, rule-based: per caller turn, 1 if an entity of the
+intended text is missing from the recognised text or nothing was recognised, 2 if entities
+are right but fewer than 70% of the intended words were recognised, else 3. {_SCOPE_COMMON}"""
+
+TTS_SCOPE = f"""TTS fidelity, rule-based: per assistant turn, rating 0 with failure modes
+entity_error (an entity missing), truncation (under 60% of the last third of the words
+recognised, at least 25 points below the rest), garbled_hallucination (under 30% of all words recognised),
+insertion_hallucination (50% more words recognised than intended, plus 5); wrong_language
+is not detected. {_SCOPE_COMMON}"""
+
+_CHECKED = {
+    "code",
+    "spelled",
+    "amount",
+    "date",
+    "time",
+    "flight_number",
+    "seat",
+    "gate",
+    "phone",
+    "email",
+    "airport_code",
+}
+_TAG = re.compile(r"\[[a-z ]+\]", re.IGNORECASE)
+_CUT = re.compile(
+    r"\[(?:likely cut off by user|likely cut off by assistant|speaker likely cut itself off)\].*",
+    re.IGNORECASE | re.DOTALL,
+)
+
+
+def spoken_part(text: str) -> str:
+    return _TAG.sub(" ", _CUT.sub(" ", text)).strip()
+
+
+def word_recall(intended: str, heard: str) -> float:
+    want = Counter(normalize_spoken(intended).lower().split())
+    got = Counter(normalize_spoken(heard).lower().split())
+    total = sum(want.values())
+    return 1.0 if total == 0 else sum((want & got).values()) / total
+
+
+def default_transcriber(inp: SpeechFidelityInput, params: Mapping[str, Any]) -> Transcriber:
+    """Our PocketSphinx recogniser with a domain LM built from this conversation's texts."""
+    from perturbations.audio import Clip
+    from tasks.voice.corpus import domain_corpus
+    from tasks.voice.stt import Recognizer, SttSpec
+
+    spec = SttSpec(**dict(params.get("stt") or {}))
+    texts = [spoken_part(t) for t in inp.turns.values() if spoken_part(t)]
+    corpus = domain_corpus(texts, int(params.get("corpus_size", 1500)), seed=0) if texts else []
+    cache_dir = params.get("cache_dir", ".cache/evaflow/lm")
+    recognizer = (
+        Recognizer(spec, corpus or None, cache_dir)
+        if corpus
+        else Recognizer(spec.model_copy(update={"lm": "general"}), None, cache_dir)
+    )
+    return lambda samples, rate: recognizer.recognize(Clip.from_float(samples, rate, clip=True))
+
+
+def recognise_turns(
+    task: JudgeTask, inp: SpeechFidelityInput, params: Mapping[str, Any]
+) -> dict[int, str | None] | OfflineAnswer:
+    """turn -> recognised text (None = no audio for that turn), or an answer to return."""
+    if task.audio is None:
+        return OfflineAnswer(skipped="no audio for this attempt (text mode)")
+    try:
+        samples, rate = read_wav(task.audio.path)
+    except AudioReadError as exc:
+        return OfflineAnswer(error=str(exc))
+    transcriber = params.get("transcriber") or default_transcriber(inp, params)
+    heard: dict[int, str | None] = {}
+    for turn in sorted(inp.turns):
+        segments = task.audio.segments.get(turn) or []
+        clip = cut_segments(samples, rate, segments)
+        heard[turn] = transcriber(clip, rate) if clip.size else None
+    return heard
+
+
+def _entities(text: str) -> list[Any]:
+    return [e for e in find_entities(text) if e.type in _CHECKED]
+
+
+def _agent_turn(turn: int, intended: str, heard: str, language: str) -> dict[str, Any]:
+    entities = _entities(intended)
+    missing = [e.value for e in entities if not heard_as(e, heard)[0]]
+    row = {
+        "turn_id": turn,
+        "language": language,
+        "transcript": heard,
+        "has_entities": bool(entities),
+    }
+    if not entities:
+        return {**row, "explanation": "No entities to check.", "rating": 1}
+    why = f"Not recognised: {', '.join(missing)}" if missing else "All entities recognised."
+    return {**row, "explanation": why, "rating": 0 if missing else 1}
+
+
+def _user_turn(turn: int, intended: str, heard: str, language: str) -> dict[str, Any]:
+    missing = [e.value for e in _entities(intended) if not heard_as(e, heard)[0]]
+    recall = word_recall(intended, heard)
+    if missing or not heard.strip():
+        rating, why = (
+            1,
+            (f"Entity not recognised: {', '.join(missing)}" if missing else "No speech."),
+        )
+    elif recall < 0.7:
+        rating, why = 2, f"Only {recall:.0%} of the intended words recognised."
+    else:
+        rating, why = 3, f"Entities right, {recall:.0%} of words recognised."
+    return {
+        "turn_id": turn,
+        "language": language,
+        "transcript": heard,
+        "explanation": why,
+        "rating": rating,
+    }
+
+
+def _tts_turn(turn: int, intended: str, heard: str, language: str) -> dict[str, Any]:
+    modes = []
+    if any(not heard_as(e, heard)[0] for e in _entities(intended)):
+        modes.append("entity_error")
+    words = intended.split()
+    tail = " ".join(words[-max(1, len(words) // 3) :])
+    recall, tail_recall = word_recall(intended, heard), word_recall(tail, heard)
+    if recall < 0.3:
+        modes.append("garbled_hallucination")
+    else:
+        head_recall = word_recall(" ".join(words[: len(words) * 2 // 3]), heard)
+        if tail_recall < 0.6 and head_recall - tail_recall >= 0.25:
+            modes.append("truncation")
+    if len(heard.split()) > 1.5 * len(normalize_spoken(intended).split()) + 5:
+        modes.append("insertion_hallucination")
+    return {
+        "turn_id": turn,
+        "transcript": heard,
+        "failure_modes": modes,
+        "explanation": f"{recall:.0%} of words recognised",
+        "rating": 0 if modes else 1,
+    }
+
+
+_RATERS = {"agent_entities": _agent_turn, "user": _user_turn, "tts": _tts_turn}
+
+
+def judge_speech(task: JudgeTask, params: Mapping[str, Any]) -> OfflineAnswer:
+    inp = task.inputs
+    if not isinstance(inp, SpeechFidelityInput):
+        return OfflineAnswer(error=f"expected SpeechFidelityInput, got {type(inp).__name__}")
+    heard = recognise_turns(task, inp, params)
+    if isinstance(heard, OfflineAnswer):
+        return heard
+    if all(v is None for v in heard.values()):
+        return OfflineAnswer(skipped="no audio segments for any turn")
+    rate_turn = _RATERS[inp.variant]
+    rows = []
+    for turn, text in sorted(inp.turns.items()):
+        said = heard.get(turn)
+        if said is None:
+            rows.append(
+                {
+                    "turn_id": turn,
+                    "transcript": "",
+                    "has_entities": False,
+                    "explanation": "No audio segments for this turn.",
+                    "rating": None,
+                }
+            )
+            continue
+        rows.append(rate_turn(turn, spoken_part(text), said, inp.language))
+    return OfflineAnswer(output={"turns": rows}, extra={"recognised": heard})
+
+
+offline_rule("agent_speech_fidelity", AGENT_SCOPE)(judge_speech)
+offline_rule("user_speech_fidelity", USER_SCOPE)(judge_speech)
+offline_rule("tts_fidelity", TTS_SCOPE)(judge_speech)

@@ -1,0 +1,79 @@
+"""Agents under test (registry ``AGENTS``).
+
+An agent definition builds, for one trial, either a text session (``greet``/``respond``,
+text mode) or a WebSocket endpoint speaking ``docs/agent-protocol.md`` (audio mode). Adding
+one is one module in this package with ``@AGENTS.register("<name>")`` on a class;
+modules here are imported automatically.
+
+Registered: ``reference`` (trace-guided policy; in audio mode a real VAD -> STT ->
+policy -> TTS cascade served on loopback), ``text`` (the same policy, text only: the
+harness's integrity check). Planned: ``llm`` (OpenAI-compatible chat model between our
+STT and TTS) and ``external`` (any ws:// URL, tools through the tool bridge).
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from contextlib import AbstractAsyncContextManager
+from typing import Any, Protocol
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from scenarios.models import Scenario
+from scenarios.registry import Registry
+from tasks.simulate.config import SimulationConfig
+from tasks.simulate.gateway import ToolGateway
+from tasks.simulate.policy import AgentReply
+
+
+class AgentContext(BaseModel):
+    """What an agent gets for one trial: the scenario, the trial's tools, the settings."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+    scenario: Scenario
+    tools: Any = Field(description="The trial's ToolGateway (harness-owned DB)")
+    config: SimulationConfig
+
+
+class TextAgent(Protocol):
+    def greet(self) -> AgentReply: ...
+
+    def respond(self, heard: str) -> AgentReply: ...
+
+
+class AgentDefinition(Protocol):
+    """A kind of agent. ``modes`` lists what it supports ("text", "audio")."""
+
+    modes: frozenset[str]
+
+    def text_session(self, ctx: AgentContext) -> TextAgent: ...
+
+    def serve(self, ctx: AgentContext) -> AbstractAsyncContextManager[str]:
+        """Start the agent for one call; the context yields its ws:// URL."""
+        ...
+
+
+class UnsupportedModeError(ValueError):
+    """The agent cannot run in the requested mode."""
+
+
+AGENTS: Registry[type[AgentDefinition]] = Registry("agent")
+
+
+def get_agent(name: str, mode: str) -> AgentDefinition:
+    """The named agent, checked to support ``mode`` (unknown names list the valid ones)."""
+    agent = AGENTS.get(name)()
+    if mode not in agent.modes:
+        raise UnsupportedModeError(
+            f"agent {name!r} does not support mode {mode!r} (supports: {sorted(agent.modes)})"
+        )
+    return agent
+
+
+def tools_of(ctx: AgentContext) -> ToolGateway:
+    return ctx.tools  # type: ignore[no-any-return]
+
+
+for _module in pkgutil.iter_modules(__path__):
+    importlib.import_module(f"{__name__}.{_module.name}")

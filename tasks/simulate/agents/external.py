@@ -1,0 +1,8 @@
+"""``external``: any ws:// or wss:// agent (see :mod:`tasks.simulate.external`)."""
+
+from __future__ import annotations
+
+from tasks.simulate.agents import AGENTS
+from tasks.simulate.external import ExternalAgent
+
+AGENTS.add("external", ExternalAgent)  # type: ignore[arg-type]

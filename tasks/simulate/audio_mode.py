@@ -1,0 +1,124 @@
+"""Audio mode: the caller speaks to the agent's WebSocket endpoint over a real socket."""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import contextlib
+import random
+import time
+import traceback
+from collections.abc import Coroutine
+from pathlib import Path
+from typing import Any, TypeVar
+
+from websockets.asyncio.client import connect
+from websockets.exceptions import InvalidHandshake, InvalidURI
+
+from scenarios.models import Scenario
+from tasks.records import AttemptRecord, EndReason
+from tasks.simulate import protocol as wire
+from tasks.simulate.agents import AgentContext, get_agent
+from tasks.simulate.call import CallerSide
+from tasks.simulate.callers import build_caller
+from tasks.simulate.channel import caller_channel
+from tasks.simulate.config import SimulationConfig
+from tasks.simulate.record import finish_record, new_gateway, new_record
+from tasks.simulate.timeline import build_turns
+from tasks.simulate.tracks import save_tracks
+from tasks.simulate.voices import caller_recognizer, caller_voice, persona_style
+from tasks.spoken.normalize import normalize_spoken  # noqa: F401 - warm import off the clock
+
+T = TypeVar("T")
+
+
+def run_coroutine(coro: Coroutine[Any, Any, T]) -> T:
+    """Run ``coro`` to completion, also when called from inside a running event loop."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coro).result()
+
+
+def simulate_audio(scenario: Scenario, config: SimulationConfig) -> AttemptRecord:
+    """One conversation over real audio (virtual clock; see :mod:`tasks.simulate.call`)."""
+    if config.clock != "virtual":
+        raise NotImplementedError("the realtime clock is not implemented yet; use clock='virtual'")
+    return run_coroutine(simulate_audio_async(scenario, config))
+
+
+def _seed(config: SimulationConfig, scenario: Scenario) -> random.Random:
+    return random.Random(f"{config.seed}/{scenario.key}/{config.trial}/{config.attempt}")
+
+
+async def simulate_audio_async(scenario: Scenario, config: SimulationConfig) -> AttemptRecord:
+    started = time.perf_counter()
+    config = config.model_copy(update={"mode": "audio"})
+    record = new_record(scenario, config)
+    rng = _seed(config, scenario)
+    style = persona_style(str(scenario.user_config.get("user_persona") or ""))
+    voice = caller_voice(scenario, style, config.caller_voice)
+    channel = caller_channel(config.condition, rng.getrandbits(32), config.noise_dir)
+    recognizer = await asyncio.to_thread(
+        caller_recognizer, scenario, config.caller_stt, config.cache_dir, config.seed
+    )
+    caller = build_caller(config.caller, scenario, config)
+    agent = get_agent(config.agent, "audio")
+    gateway = new_gateway(scenario)
+    ctx = AgentContext(scenario=scenario, tools=gateway, config=config)
+    side: CallerSide | None = None
+    reason: EndReason = "harness_error"
+    error: str | None = None
+    duration = 0.0
+    try:
+        async with (
+            agent.serve(ctx) as url,
+            connect(
+                url,
+                compression=None,
+                max_size=wire.MAX_MESSAGE_BYTES,
+                open_timeout=config.sync_timeout_s,
+            ) as ws,
+        ):
+            side = CallerSide(ws, caller, style, voice, recognizer, channel, gateway, config, rng)
+            gateway.now = side.clock.now
+            reason, error, duration = await side.run()
+    except (OSError, InvalidHandshake, InvalidURI, TimeoutError) as exc:
+        reason, error = "agent_disconnected", f"could not reach the agent: {exc}"
+    except Exception as exc:  # noqa: BLE001 - a harness bug is data, never a crash
+        reason, error = "harness_error", "".join(traceback.format_exception_only(exc)).strip()
+    finish_record(record, scenario, gateway, reason, error)
+    if side is not None:
+        _fill_from_call(record, side, duration, config)
+    record.wall_s = time.perf_counter() - started
+    return record
+
+
+def _fill_from_call(
+    record: AttemptRecord, side: CallerSide, duration: float, config: SimulationConfig
+) -> None:
+    log = side.log
+    log.caller_segments = _segments(side.events, "caller")
+    log.agent_segments = _segments(side.events, "agent")
+    record.turns = build_turns(log)
+    record.events = sorted([*record.events, *side.events], key=lambda e: e.t_s)
+    record.caller_ended = side.caller_ended
+    record.duration_s = round(duration, 3)
+    record.stage_seconds = {k: round(v, 3) for k, v in side.stage_seconds.items()}
+    if config.audio_dir is not None:
+        with contextlib.suppress(OSError):
+            record.audio = save_tracks(side.tracks, Path(config.audio_dir))
+
+
+def _segments(events: list[Any], source: str) -> list[tuple[float, float]]:
+    spans: list[tuple[float, float]] = []
+    start: float | None = None
+    for event in sorted((e for e in events if e.source == source), key=lambda e: e.t_s):
+        if event.kind == "speech_start":
+            start = event.t_s
+        elif event.kind == "speech_end" and start is not None:
+            spans.append((start, max(start, event.t_s)))
+            start = None
+    return spans

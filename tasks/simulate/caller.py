@@ -1,0 +1,161 @@
+"""The scripted caller: the golden trace's caller lines, driven by what it hears.
+
+It says the trace's lines in order, but listens first: when it heard nothing useful it
+asks the agent to repeat; when the agent asks for a value the next line does not give,
+it answers from ``user_goal.information_required`` (spelled when asked to spell); when
+the agent repeats a request for a line it already said, it says it again; when the
+agent gives up, it applies the failure condition (closes politely and hangs up); after
+its last line it says goodbye and ends the call.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from scenarios.models import Scenario
+from tasks.simulate.cues import (
+    asks_to_spell,
+    gives_up,
+    is_empty,
+    is_repeat_request,
+    is_request,
+    label_words,
+    novel_words,
+    says_goodbye,
+    similarity,
+    words,
+)
+from tasks.simulate.script import build_script
+from tasks.simulate.slots import signature, tokens
+from tasks.spoken import speak_code, speak_date, speak_time
+
+CallerTurnKind = Literal["line", "repeat_request", "answer", "repeat", "closing", "give_up"]
+
+REPEAT_REQUEST = "Sorry, I didn't catch that. Could you repeat it?"
+CLOSING = "No, that's all I needed. Thank you, goodbye."
+FAILURE_CLOSING = "Okay, I'll leave it for now then. Thank you, goodbye."
+MAX_REPEAT_REQUESTS = 2
+MAX_ANSWERS = 12
+ON_SCRIPT = 0.5
+# Share of the heard words that belong to the expected turn for it to count as that turn.
+ON_SCRIPT_PRECISION = 0.8
+MIN_KEY_SCORE = 0.5
+
+
+class CallerTurn(BaseModel):
+    """One caller turn in text form."""
+
+    text: str = Field(description="What the caller says")
+    kind: CallerTurnKind = Field(default="line", description="What the turn does")
+    end_call: bool = Field(default=False, description="The caller hangs up after saying it")
+
+
+class InfoItem(BaseModel):
+    label: list[str] = Field(description="Words of the information key")
+    value: str
+
+
+def information_items(goal: dict[str, Any]) -> list[InfoItem]:
+    """Flattened ``information_required``: one item per scalar value."""
+    items: list[InfoItem] = []
+
+    def walk(prefix: str, value: Any) -> None:
+        if isinstance(value, dict):
+            for k, v in value.items():
+                walk(f"{prefix} {k}", v)
+        elif isinstance(value, list):
+            return
+        elif value not in (None, ""):
+            items.append(InfoItem(label=label_words(prefix), value=str(value)))
+
+    walk("", goal.get("information_required") or {})
+    return items
+
+
+def say_value(value: str, spell: bool) -> str:
+    """A value the way a caller says it: codes and digits symbol by symbol, dates in words."""
+    if re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
+        return speak_date(value)
+    if re.fullmatch(r"\d{1,2}:\d{2}", value):
+        return speak_time(value)
+    compact = value.replace("-", "")
+    code_like = compact.isalnum() and compact.isascii() and any(c.isdigit() for c in compact)
+    if code_like or (spell and re.fullmatch(r"[A-Za-z][A-Za-z' -]*", value)):
+        return speak_code(re.sub(r"[' ]", "", value).upper())
+    return value
+
+
+class ScriptedCaller:
+    """Caller policy over text: ``respond(heard_agent_text) -> CallerTurn``."""
+
+    def __init__(self, scenario: Scenario) -> None:
+        self.script = build_script(scenario)
+        self.info = information_items(scenario.user_goal)
+        self.position = 0
+        self.last_text = ""
+        self.repeat_requests = 0
+        self.answers = 0
+        self.ended = False
+
+    def respond(self, heard: str) -> CallerTurn:
+        if self.ended:
+            return self._turn(CLOSING, "closing", end=True)
+        if is_empty(heard) and self.repeat_requests < MAX_REPEAT_REQUESTS:
+            self.repeat_requests += 1
+            return CallerTurn(text=REPEAT_REQUEST, kind="repeat_request")
+        self.repeat_requests = 0
+        expected = self.script.agent_text(self.position)
+        coverage = similarity(heard, expected)
+        on_script = coverage >= ON_SCRIPT and similarity(expected, heard) >= ON_SCRIPT_PRECISION
+        if not on_script:
+            # Only what the agent said beyond its expected turn can ask something new.
+            extra = heard if coverage < ON_SCRIPT else novel_words(heard, expected)
+            requested = self._requested(extra)
+            if requested and self.answers < MAX_ANSWERS:
+                self.answers += 1
+                spell = asks_to_spell(extra)
+                text = ". ".join(say_value(item.value, spell) for item in requested)
+                return self._turn(f"{text}.", "answer")
+            if gives_up(extra):
+                return self._turn(FAILURE_CLOSING, "give_up", end=True)
+            if is_repeat_request(extra) and self.last_text:
+                return self._turn(self.last_text, "repeat")
+        return self._next_line()
+
+    def _turn(self, text: str, kind: CallerTurnKind, end: bool = False) -> CallerTurn:
+        self.last_text = text
+        self.ended = self.ended or end
+        return CallerTurn(text=text, kind=kind, end_call=end)
+
+    def _next_line(self) -> CallerTurn:
+        lines = self.script.user_lines
+        if self.position >= len(lines):
+            return self._turn(CLOSING, "closing", end=True)
+        text = lines[self.position]
+        self.position += 1
+        last = self.position == len(lines)
+        return self._turn(text, "line", end=last and says_goodbye(text))
+
+    def _requested(self, heard: str) -> list[InfoItem]:
+        """Information items the agent asks for that the next line does not already give."""
+        if not is_request(heard):
+            return []
+        said = set(words(heard))
+        scored = []
+        for item in self.info:
+            if item.label:
+                score = sum(w in said for w in item.label) / len(item.label)
+                if score >= MIN_KEY_SCORE:
+                    scored.append((score, item))
+        if not scored:
+            return []
+        best = max(score for score, _ in scored)
+        chosen = {item.value: item for score, item in scored if score == best}
+        upcoming = self.script.user_lines[self.position : self.position + 1]
+        upcoming_sig = "".join(signature(t) for line in upcoming for t in tokens(line))
+        if any(signature(value) in upcoming_sig for value in chosen):
+            return []  # the script answers it next
+        return list(chosen.values())

@@ -1,0 +1,42 @@
+"""Simulated callers (registry ``CALLERS``).
+
+A caller definition builds, for one trial, a caller policy: ``respond(heard_agent_text)
+-> CallerTurn``, plus how it sounds (``voice``/``style``) for audio mode. Adding one is one
+module in this package with ``@CALLERS.register("<name>")``; modules here are imported
+automatically.
+
+Registered: ``scripted`` (offline default: the golden trace's lines, listening first).
+Planned: ``llm`` (an OpenAI-compatible chat endpoint with a prompt built from the goal,
+decision tree and persona, and an ``end_call`` tool) - a module ``llm.py`` here.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from typing import Protocol
+
+from scenarios.models import Scenario
+from scenarios.registry import Registry
+from tasks.simulate.caller import CallerTurn
+from tasks.simulate.config import SimulationConfig
+
+
+class CallerPolicy(Protocol):
+    def respond(self, heard: str) -> CallerTurn: ...
+
+
+class CallerDefinition(Protocol):
+    def build(self, scenario: Scenario, config: SimulationConfig) -> CallerPolicy: ...
+
+
+CALLERS: Registry[type[CallerDefinition]] = Registry("caller")
+
+
+def build_caller(name: str, scenario: Scenario, config: SimulationConfig) -> CallerPolicy:
+    """The named caller for one trial (unknown names list the valid ones)."""
+    return CALLERS.get(name)().build(scenario, config)
+
+
+for _module in pkgutil.iter_modules(__path__):
+    importlib.import_module(f"{__name__}.{_module.name}")

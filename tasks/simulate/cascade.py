@@ -1,0 +1,174 @@
+"""The reference agent as a real voice cascade, served on loopback.
+
+VAD endpointing -> STT -> :class:`ReferencePolicy` -> TTS, speaking the protocol of
+``docs/agent-protocol.md`` as a WebSocket server. One connection is one call. All CPU
+work (recognition, synthesis, the policy and its tool calls) runs off the event loop.
+
+It also answers the harness's ``sync`` ticks (the virtual-clock extension): a sync is
+echoed only after every earlier message has been handled, so the time the harness waits
+for the echo is exactly the agent's processing time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from typing import Any, Literal
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
+from websockets.asyncio.server import ServerConnection, serve
+from websockets.exceptions import ConnectionClosed
+
+from perturbations.audio import Clip, VoiceSpec
+from tasks.simulate import protocol as wire
+from tasks.simulate.policy import ReferencePolicy
+from tasks.simulate.voices import agent_recognizer, speakable
+from tasks.voice.stt import Recognizer
+from tasks.voice.telephony import FRAME_BYTES, WIRE_RATE, from_wire, to_wire
+from tasks.voice.tts import synthesize
+from tasks.voice.vad import EnergyVAD, VadConfig
+
+FRAME_S = 0.02
+
+
+class CascadeSettings(BaseModel):
+    """Tuning of the reference cascade (part of a reference "system")."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    endpoint_silence_ms: int = Field(
+        default=600, ge=100, le=3000, description="Silence that ends a caller turn"
+    )
+    min_speech_ms: int = Field(
+        default=250, ge=0, le=2000, description="Shorter bursts are noise, not a turn"
+    )
+    preroll_ms: int = Field(default=200, ge=0, le=1000, description="Audio kept before speech")
+
+
+class CascadeSession:
+    """One call of a cascade agent (the reference policy, or any text agent session)."""
+
+    def __init__(
+        self,
+        policy: Any,
+        recognizer: Recognizer,
+        voice: VoiceSpec,
+        settings: CascadeSettings,
+    ) -> None:
+        self.policy = policy
+        self.recognizer = recognizer
+        self.voice = voice
+        self.settings = settings
+        self.vad = EnergyVAD(VadConfig(hangover_ms=settings.endpoint_silence_ms))
+        self.heard: list[np.ndarray] = []
+        self.stream_sid = ""
+        self.outstanding: set[str] = set()
+        self.replies = 0
+        self.speech_start: float | None = None
+
+    async def run(self, ws: ServerConnection) -> None:
+        try:
+            async for raw in ws:
+                message = wire.parse_caller_message(raw)
+                if isinstance(message, wire.ProtocolError):
+                    await ws.close(1002, message.reason[:120])
+                    return
+                if not await self._handle(ws, message):
+                    return
+        except ConnectionClosed:
+            return
+
+    async def _handle(self, ws: ServerConnection, message: Any) -> bool:
+        if isinstance(message, wire.Start):
+            self.stream_sid = message.streamSid
+            await self._speak(ws, self.policy.greet().text)
+        elif isinstance(message, wire.Media):
+            await self._hear(ws, message.media.audio())
+        elif isinstance(message, wire.Mark):
+            self.outstanding.discard(message.mark.name)
+        elif isinstance(message, wire.Sync):
+            await ws.send(
+                wire.encode(wire.Sync(event="sync", streamSid=self.stream_sid, sync=message.sync))
+            )
+        elif isinstance(message, wire.Stop | wire.EndCall):
+            return False
+        return True
+
+    async def _hear(self, ws: ServerConnection, audio: bytes) -> None:
+        clip = from_wire(audio)
+        self.heard.append(clip.samples)
+        for event in self.vad.process(clip):
+            if event.kind == "speech_start":
+                self.speech_start = event.time_s
+                if self.outstanding:  # the caller talks over us: stop speaking
+                    self.outstanding.clear()
+                    await ws.send(wire.encode(wire.Clear(event="clear", streamSid=self.stream_sid)))
+            elif self.speech_start is not None:
+                start, self.speech_start = self.speech_start, None
+                if (event.time_s - start) * 1000 >= self.settings.min_speech_ms:
+                    await self._answer(ws, start, event.time_s)
+
+    def _utterance(self, start_s: float, end_s: float) -> Clip:
+        audio = np.concatenate(self.heard) if self.heard else np.zeros(1, np.float32)
+        lo = max(0, int((start_s - self.settings.preroll_ms / 1000) * WIRE_RATE))
+        hi = min(audio.size, int((end_s + 0.1) * WIRE_RATE))
+        return Clip(audio[lo : max(hi, lo + 1)].astype(np.float32), WIRE_RATE)
+
+    async def _answer(self, ws: ServerConnection, start_s: float, end_s: float) -> None:
+        clip = self._utterance(start_s, end_s)
+        expect: Literal["code"] | None = (
+            "code" if getattr(self.policy, "expects_code", False) else None
+        )
+        text = await asyncio.to_thread(self.recognizer.recognize, clip, expect)
+        await self._send_text(ws, text, "transcript")
+        reply = await asyncio.to_thread(self.policy.respond, text)
+        await self._speak(ws, reply.text)
+
+    async def _speak(self, ws: ServerConnection, text: str) -> None:
+        spoken = speakable(text)
+        clip = await asyncio.to_thread(synthesize, spoken, self.voice)
+        payload = await asyncio.to_thread(to_wire, clip)
+        await self._send_text(ws, spoken, "response")
+        for i in range(0, len(payload), FRAME_BYTES):
+            await ws.send(wire.media_message(self.stream_sid, payload[i : i + FRAME_BYTES]))
+        self.replies += 1
+        name = f"reply-{self.replies}"
+        self.outstanding.add(name)
+        mark = wire.Mark(event="mark", streamSid=self.stream_sid, mark=wire.MarkInfo(name=name))
+        await ws.send(wire.encode(mark))
+
+    async def _send_text(
+        self, ws: ServerConnection, text: str, kind: Literal["response", "transcript"]
+    ) -> None:
+        message = wire.AgentText(
+            event="agent_text", streamSid=self.stream_sid, text=text, kind=kind
+        )
+        await ws.send(wire.encode(message))
+
+
+@contextlib.asynccontextmanager
+async def serve_cascade(ctx: Any, session: Any) -> AsyncIterator[str]:
+    """Serve one call of a cascade around ``session`` (anything with ``greet()`` and
+    ``respond(heard)`` returning an ``AgentReply``) on 127.0.0.1; yields its ws:// URL."""
+    config = ctx.config
+    settings = CascadeSettings(**config.agent_params.get("cascade", {}))
+    recognizer = await asyncio.to_thread(
+        agent_recognizer, ctx.scenario, config.agent_stt, config.cache_dir, config.seed
+    )
+
+    async def handler(ws: ServerConnection) -> None:
+        await CascadeSession(session, recognizer, config.agent_voice, settings).run(ws)
+
+    async with serve(
+        handler, "127.0.0.1", 0, compression=None, max_size=wire.MAX_MESSAGE_BYTES
+    ) as server:
+        port = next(iter(server.sockets)).getsockname()[1]
+        yield f"ws://127.0.0.1:{port}/ws"
+
+
+@contextlib.asynccontextmanager
+async def serve_reference(ctx: Any) -> AsyncIterator[str]:
+    """Serve the reference cascade for one trial; yields its ws:// URL."""
+    async with serve_cascade(ctx, ReferencePolicy(ctx.scenario, ctx.tools)) as url:
+        yield url

@@ -1,0 +1,332 @@
+"""The reference agent's policy: follow the golden trace, but only with what it heard.
+
+The trace decides *what* the agent does (which sentences, which tools, in which order).
+Every parameter value of a tool call comes from one of four places, tried in order:
+
+1. something the agent already established (heard earlier, or asked for);
+2. an earlier tool response it really received (generated IDs chained with
+   :class:`scenarios.chaining.IdChainer` from the trace's stale IDs);
+3. the caller: a value the caller said (it appears in one of the caller's trace lines)
+   or could say (it is in ``user_goal.information_required``) is read from the *heard*
+   words at that place (:mod:`tasks.simulate.slots`); if it cannot be read there, the
+   agent asks the caller for it;
+4. the agent's own decision (enum choices, summaries, computed amounts), from the trace.
+
+An ID the trace took from a response this conversation never received is unknown to the
+agent: it gives up rather than use knowledge it could not have. A lookup that fails on heard values although the
+trace expected success is retried once after asking the caller to spell the values.
+So every failure of this agent is a failure of the voice channel.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from scenarios.chaining import IdChainer, is_identifier
+from scenarios.models import Scenario
+from tasks.simulate.cues import is_empty, is_repeat_request, label_words
+from tasks.simulate.gateway import ToolGateway
+from tasks.simulate.script import ScriptStep, build_script
+from tasks.simulate.slots import SlotReader, alias_table, signature, tokens
+
+GREETING = "Hello! How can I help you today?"
+CLOSING = "Thank you for calling. Goodbye!"
+NOT_HEARD = "I'm sorry, I didn't catch that. Could you say that again?"
+GIVE_UP = (
+    "I'm sorry, I'm not able to verify that information, so I can't complete this request "
+    "right now."
+)
+MAX_ASKS_PER_VALUE = 2
+
+ReplyKind = Literal["greeting", "answer", "question", "repeat", "give_up", "closing"]
+
+
+class AgentReply(BaseModel):
+    """One agent turn in text form."""
+
+    text: str = Field(description="What the agent says")
+    kind: ReplyKind = Field(default="answer", description="What the turn does")
+    end_call: bool = Field(default=False, description="The agent hangs up after this turn")
+
+
+@dataclass
+class ValueRequest:
+    """A value the agent needs from the caller (never heard, or a failed lookup)."""
+
+    key: str
+    trace_value: Any
+    label: str
+    enum: list[Any] | None
+    purpose: Literal["missing", "retry"]
+    tries: int = 0
+
+
+@dataclass
+class _Paused:
+    block: int
+    step: int
+    requests: list[ValueRequest]
+    cursor: int = 0
+
+
+@dataclass
+class _Resolution:
+    params: dict[str, Any]
+    missing: list[ValueRequest] = field(default_factory=list)
+    heard_keys: list[str] = field(default_factory=list)
+    unknown: list[str] = field(default_factory=list)
+
+
+def _leaves(value: Any, path: str = "") -> list[tuple[str, Any]]:
+    if isinstance(value, dict):
+        return [p for k, v in value.items() for p in _leaves(v, f"{path}.{k}" if path else k)]
+    if isinstance(value, list):
+        return [p for i, v in enumerate(value) for p in _leaves(v, f"{path}[{i}]")]
+    return [(path, value)]
+
+
+def _map_leaves(value: Any, fn: Any, path: str = "") -> Any:
+    if isinstance(value, dict):
+        return {k: _map_leaves(v, fn, f"{path}.{k}" if path else k) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_map_leaves(v, fn, f"{path}[{i}]") for i, v in enumerate(value)]
+    return fn(path, value)
+
+
+def _key(value: Any) -> str:
+    return json.dumps(value, sort_keys=True)
+
+
+def _label(path: str) -> str:
+    last = path.split(".")[-1].split("[")[0]
+    return " ".join(label_words(last)) or last
+
+
+class ReferencePolicy:
+    """Trace-guided agent policy over text: ``greet()`` then ``respond(heard)`` per turn."""
+
+    def __init__(self, scenario: Scenario, tools: ToolGateway) -> None:
+        self.scenario = scenario
+        self.script = build_script(scenario)
+        self.tools = tools
+        today = scenario.initial_db.get("_current_date") or scenario.current_date_time[:10]
+        self.today = date.fromisoformat(str(today))
+        self.reader = SlotReader(self.today, alias_table(scenario.initial_db))
+        info = scenario.user_goal.get("information_required") or {}
+        self.info_sigs = {signature(v) for _, v in _leaves(info) if signature(v)}
+        self.line_tokens = [tokens(line) for line in self.script.user_lines]
+        self.chainer = IdChainer()
+        self.seen: set[str] = set()
+        self.values: dict[str, Any] = {}
+        self.value_origin: dict[str, Any] = {}
+        self.heard_lines: dict[int, str] = {}
+        self.next_line = 0
+        self.paused: _Paused | None = None
+        self.retried: set[tuple[int, int]] = set()
+        self.stuck = False
+        self.last_reply = ""
+
+    # ------------------------------------------------------------------ turns
+
+    def greet(self) -> AgentReply:
+        return self._reply([GREETING], "greeting")
+
+    def respond(self, heard: str) -> AgentReply:
+        if self.stuck:
+            return self._reply([CLOSING], "closing")
+        if is_empty(heard):
+            return AgentReply(text=NOT_HEARD, kind="question")
+        if self.last_reply and is_repeat_request(heard):
+            return AgentReply(text=self.last_reply, kind="repeat")
+        if self.paused is not None:
+            return self._take_answer(heard)
+        if self.next_line >= len(self.script.user_lines):
+            return self._reply([CLOSING], "closing")
+        self.heard_lines[self.next_line] = heard
+        self.next_line += 1
+        return self._run(self.next_line, 0, [])
+
+    @property
+    def expects_code(self) -> bool:
+        """The agent just asked the caller to spell something."""
+        paused = self.paused
+        return paused is not None and paused.requests[paused.cursor].purpose == "retry"
+
+    def _reply(self, texts: list[str], kind: ReplyKind) -> AgentReply:
+        text = " ".join(t.strip() for t in texts if t.strip()) or "Okay."
+        self.last_reply = text
+        return AgentReply(text=text, kind=kind)
+
+    # ------------------------------------------------------------------ trace blocks
+
+    def _run(self, block: int, start: int, texts: list[str]) -> AgentReply:
+        steps = self.script.blocks[block] if block < len(self.script.blocks) else []
+        for index in range(start, len(steps)):
+            step = steps[index]
+            if step.kind == "say":
+                texts.append(self._rewrite(step.text))
+                continue
+            interruption = self._call(block, index, step)
+            if interruption is not None:
+                return self._reply([*texts, interruption[0]], interruption[1])
+        return self._reply(texts, "answer")
+
+    def _call(self, block: int, index: int, step: ScriptStep) -> tuple[str, ReplyKind] | None:
+        """Run one trace call; a question or a give-up when the agent cannot go on."""
+        resolved = self._resolve(block, index, step)
+        if resolved.unknown:
+            self.stuck = True
+            return GIVE_UP, "give_up"
+        if resolved.missing:
+            self.paused = _Paused(block, index, resolved.missing)
+            return self._question(resolved.missing[0]), "question"
+        response = self.tools.call(step.tool, resolved.params)
+        if step.trace_response is not None:
+            self.chainer.feed(step.trace_response, response)
+        self.seen.update(str(v) for _, v in _leaves(response))
+        expected_ok = step.trace_response is None or step.trace_response.get("status") != "error"
+        if response.get("status") == "error" and expected_ok and resolved.heard_keys:
+            if (block, index) in self.retried:
+                self.stuck = True
+                return GIVE_UP, "give_up"
+            self.retried.add((block, index))
+            requests = [self._request(k, "retry", step) for k in resolved.heard_keys]
+            self.paused = _Paused(block, index, requests)
+            return self._question(requests[0], first=True), "question"
+        return None
+
+    # ------------------------------------------------------------------ values
+
+    def _resolve(self, block: int, index: int, step: ScriptStep) -> _Resolution:
+        earlier = {
+            _key(v)
+            for call in self.script.calls_before(block, index)
+            for _, v in _leaves(call.trace_response or {})
+        }
+        out = _Resolution(params={})
+
+        def pick(path: str, value: Any) -> Any:
+            if value is None or isinstance(value, bool):
+                return value
+            key = _key(value)
+            if key in self.values:
+                if key in self.value_origin:
+                    out.heard_keys.append(key)
+                return self.values[key]
+            if key in earlier:
+                chained = self.chainer.apply(value)
+                if str(chained) in self.seen:
+                    return chained
+                if is_identifier(value):
+                    # The trace got this ID from a response this conversation never saw.
+                    out.unknown.append(path)
+                    return value
+            heard = self._from_heard(value, path, step, block)
+            if heard is not _MISSING:
+                out.heard_keys.append(key)
+                return heard
+            if self._said_by_caller(value, block) or signature(value) in self.info_sigs:
+                out.missing.append(self._request(key, "missing", step, value, path))
+                return value
+            return value
+
+        out.params = _map_leaves(step.params, pick)
+        out.heard_keys = list(dict.fromkeys(out.heard_keys))
+        return out
+
+    def _said_by_caller(self, value: Any, block: int) -> bool:
+        return any(self.reader.locate(value, self.line_tokens[m]) for m in range(block))
+
+    def _from_heard(self, value: Any, path: str, step: ScriptStep, block: int) -> Any:
+        """The value read from the heard caller line that carried it, or ``_MISSING``."""
+        for line in range(block - 1, -1, -1):
+            if line not in self.heard_lines or not self.reader.locate(
+                value, self.line_tokens[line]
+            ):
+                continue
+            heard = self.reader.extract_aligned(
+                value, self.script.user_lines[line], self.heard_lines[line]
+            )
+            if heard is None:
+                return _MISSING
+            got = self.reader.format_like(heard, value, self._enum(step.tool, path))
+            self._remember(value, got)
+            return got
+        return _MISSING
+
+    def _remember(self, trace_value: Any, got: Any) -> None:
+        key = _key(trace_value)
+        self.values[key] = got
+        self.value_origin[key] = trace_value
+
+    def _enum(self, tool: str, path: str) -> list[Any] | None:
+        spec = self.scenario.agent.tool(tool)
+        name = path.split(".")[0].split("[")[0]
+        if spec is None:
+            return None
+        for param in [*spec.required_parameters, *spec.optional_parameters]:
+            if param.name == name:
+                return param.enum
+        return None
+
+    def _request(
+        self,
+        key: str,
+        purpose: Literal["missing", "retry"],
+        step: ScriptStep,
+        value: Any = None,
+        path: str | None = None,
+    ) -> ValueRequest:
+        trace_value = self.value_origin.get(key, value)
+        if path is None:
+            path = next((p for p, v in _leaves(step.params) if _key(v) == key), "value")
+        return ValueRequest(key, trace_value, _label(path), self._enum(step.tool, path), purpose)
+
+    def _question(self, request: ValueRequest, first: bool = False) -> str:
+        if request.purpose == "missing":
+            return f"Could you please tell me your {request.label}?"
+        if first:
+            return (
+                "I'm sorry, I couldn't find a match for that. Could you please spell your "
+                f"{request.label} for me?"
+            )
+        return f"Thank you. And could you please spell your {request.label}?"
+
+    def _take_answer(self, heard: str) -> AgentReply:
+        paused = self.paused
+        assert paused is not None
+        request = paused.requests[paused.cursor]
+        candidates = self.reader.extract_candidates(request.trace_value, heard)
+        if not candidates:
+            request.tries += 1
+            if request.tries >= MAX_ASKS_PER_VALUE:
+                self.stuck, self.paused = True, None
+                return self._reply([GIVE_UP], "give_up")
+            return self._reply([self._question(request)], "question")
+        got = self.reader.format_like(candidates[0], request.trace_value, request.enum)
+        self._remember(request.trace_value, got)
+        paused.cursor += 1
+        if paused.cursor < len(paused.requests):
+            return self._reply([self._question(paused.requests[paused.cursor])], "question")
+        self.paused = None
+        return self._run(paused.block, paused.step, [])
+
+    def _rewrite(self, text: str) -> str:
+        """Say the values the agent really has, not the trace's (stale IDs, misheard codes)."""
+        pairs = dict(self.chainer.mapping)
+        for key, got in self.values.items():
+            old = self.value_origin.get(key)
+            if isinstance(old, str) and isinstance(got, str) and old != got:
+                pairs[old] = got
+        for old, new in sorted(pairs.items(), key=lambda p: -len(p[0])):
+            if len(old) >= 3:
+                text = text.replace(old, new)
+        return text
+
+
+_MISSING: Any = object()

@@ -1,0 +1,314 @@
+"""Audio mode on the real-time clock: any agent at a ws:// URL, paced like a phone line.
+
+The caller behaviour, playout, recording and timeline are those of the virtual clock
+(:class:`tasks.simulate.call.CallerSide`); what changes:
+
+* frames go out on an absolute schedule (call start + n x 20 ms), so pacing never drifts;
+  no ``sync`` ticks are sent, the agent is never waited for;
+* a reader task takes the agent's messages as they come and stamps each with its arrival
+  time; agent audio is played out one 20 ms frame per tick, a frame belonging to the tick
+  nearest its arrival (the tick's playout is decided half a frame after it starts);
+* the caller listens to (STT) and prepares (TTS) its next turn in the background while
+  its line keeps streaming;
+* both directions of the timeline come from VAD on the wire audio: the caller's speech as
+  sent, the agent's as played;
+* the agent may flood, send the wrong format or vanish: those end the call as
+  ``protocol_error`` / ``agent_disconnected`` (see :mod:`tasks.simulate.wire_checks`).
+
+External agents get the trial's tool bridge in ``start.customParameters``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+import traceback
+from contextlib import AsyncExitStack
+from typing import Any
+
+import numpy as np
+from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
+
+from perturbations.audio import Clip
+from scenarios.models import Scenario
+from tasks.records import AttemptRecord, EndReason, TimelineEvent
+from tasks.simulate import protocol as wire
+from tasks.simulate.agents import AgentContext, get_agent
+from tasks.simulate.audio_mode import _fill_from_call, _seed
+from tasks.simulate.bridge import BridgeConfig, serve_tool_bridge
+from tasks.simulate.call import CallEnded, CallerSide
+from tasks.simulate.callers import build_caller
+from tasks.simulate.channel import caller_channel
+from tasks.simulate.clock import FRAME_S
+from tasks.simulate.config import SimulationConfig
+from tasks.simulate.external import external_url
+from tasks.simulate.record import finish_record, new_gateway, new_record
+from tasks.simulate.stt_pool import PooledCallerRecognizer
+from tasks.simulate.voices import caller_voice, persona_style
+from tasks.simulate.wire_checks import AudioFormatMonitor, flood_problem, timing_event
+from tasks.voice.telephony import WIRE_RATE, from_wire
+
+CLOSE_TIMEOUT_S = 2.0
+# Beyond the call-time limit, the wall time an attempt may take to hang up and clean up.
+SHUTDOWN_GRACE_S = 20.0
+# Messages the reader handles before it lets the other calls on the loop run.
+READER_BATCH = 32
+
+
+class RealtimeClock:
+    """Call time = wall time since the call started; frames on an absolute schedule."""
+
+    def __init__(self) -> None:
+        self._t0 = time.perf_counter()
+        self.tick_time = 0.0
+        self.lateness_s: list[float] = []
+
+    def start(self) -> None:
+        self._t0 = time.perf_counter()
+
+    def now(self) -> float:
+        return time.perf_counter() - self._t0
+
+    async def sleep_until(self, call_time: float, record: bool = False) -> None:
+        delay = call_time - self.now()
+        if delay > 0:
+            await asyncio.sleep(delay)
+        if record:
+            self.tick_time = call_time
+            self.lateness_s.append(max(0.0, self.now() - call_time))
+
+    def pacing(self) -> dict[str, float]:
+        """How late frames went out: p50/p99/max (ms) and frames later than one frame."""
+        if not self.lateness_s:
+            return {}
+        late = np.asarray(self.lateness_s) * 1000
+        return {
+            "late_p50_ms": round(float(np.percentile(late, 50)), 3),
+            "late_p99_ms": round(float(np.percentile(late, 99)), 3),
+            "late_max_ms": round(float(late.max()), 3),
+            "frames": int(late.size),
+            "late_frames": int((late > FRAME_S * 1000).sum()),
+        }
+
+
+class RealtimeCallerSide(CallerSide):
+    """:class:`CallerSide` on the wall clock; see the module docstring."""
+
+    def __init__(self, *args: Any, start_parameters: dict[str, str] | None = None) -> None:
+        super().__init__(*args)
+        self.clock = RealtimeClock()  # type: ignore[assignment]
+        self.start_parameters = dict(start_parameters or {})
+        self.format_monitor = AudioFormatMonitor()
+        self.ended: CallEnded | None = None
+        self.hanging_up = False
+        self.preparing: asyncio.Task[None] | None = None
+
+    async def run(self) -> tuple[EndReason, str | None, float]:
+        call_sid = f"CA{self.stream_sid[2:]}"
+        for message in wire.start_messages(self.stream_sid, call_sid, self.start_parameters):
+            await self._send_raw(message)
+        self.clock.start()
+        reader = asyncio.create_task(self._read(), name=f"agent-reader:{self.stream_sid}")
+        tick = 0
+        try:
+            while True:
+                t = tick * FRAME_S
+                if t >= self.config.max_duration_s:
+                    raise CallEnded("max_duration")
+                await self._tick(tick, t)
+                tick += 1
+        except CallEnded as ended:
+            self.hanging_up = True
+            await self._stop_background()
+            await self._hang_up(ended)
+            return ended.reason, ended.error, tick * FRAME_S
+        finally:
+            self.hanging_up = True
+            reader.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await reader
+            self.events.append(
+                TimelineEvent(
+                    t_s=round(tick * FRAME_S, 3),
+                    source="harness",
+                    kind="pacing",
+                    data=self.clock.pacing(),
+                )
+            )
+
+    async def _tick(self, tick: int, t: float) -> None:
+        await self.clock.sleep_until(t, record=True)
+        self._raise_if_ended()
+        caller_wire, clean, finished = await self._caller_frame(t)
+        await self._send_raw(wire.media_message(self.stream_sid, caller_wire, int(t * 1000), tick + 1))
+        if finished is not None:
+            stop = wire.UserSpeechStop(
+                event="user_speech_stop", streamSid=self.stream_sid,
+                timestamp_ms=int((t + FRAME_S) * 1000),
+            )
+            await self._send(stop)
+        # Play the frames that arrived up to half a frame in: the tick nearest each arrival.
+        await self.clock.sleep_until(t + FRAME_S / 2)
+        self._raise_if_ended()
+        agent_pcm = await self._play(t)
+        caller_pcm = from_wire(caller_wire).samples
+        self.tracks.add_tick(caller_pcm, clean, agent_pcm)
+        # The wire in both directions: what the agent got, what the caller heard.
+        self._vad(self.caller_vad.process(Clip(caller_pcm, WIRE_RATE)), "caller")
+        self._vad(self.agent_vad.process(Clip(agent_pcm, WIRE_RATE)), "agent")
+        if finished is not None:
+            self._finish_utterance(finished, t + FRAME_S)
+        await self._listen(t + FRAME_S)
+
+    async def _play(self, t: float) -> np.ndarray:
+        await self._echo_marks()
+        pcm = np.zeros(WIRE_RATE // 50, np.float32)
+        due = t + FRAME_S / 2
+        if self.playout and self.playout[0][0] == "audio" and self.playout[0][2] <= due:
+            _, chunk, _ = self.playout.popleft()
+            pcm = from_wire(chunk).samples
+            self.heard.frames.append(pcm)
+            self.heard.last_audio = t + FRAME_S
+            await self._echo_marks()
+        return pcm
+
+    # ------------------------------------------------------------------ the caller thinks
+
+    async def _listen(self, t: float) -> None:
+        if self.preparing is not None:
+            if not self.preparing.done():
+                return  # still listening / speaking to itself; the line keeps streaming
+            task, self.preparing = self.preparing, None
+            task.result()
+        await super()._listen(t)
+
+    async def _respond(self, t: float, start_at: float) -> None:
+        respond = super()._respond
+        self.preparing = asyncio.create_task(respond(t, start_at))
+
+    async def _stop_background(self) -> None:
+        if self.preparing is not None and not self.preparing.done():
+            self.preparing.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self.preparing
+
+    # ------------------------------------------------------------------ the agent speaks
+
+    async def _read(self) -> None:
+        handled = 0
+        try:
+            async for raw in self.ws:
+                self._take(raw, self.clock.now())
+                handled += 1
+                if handled % READER_BATCH == 0:
+                    await asyncio.sleep(0)  # a flooding agent must not starve other calls
+        except ConnectionClosed as exc:
+            if not self.hanging_up:
+                self._end("agent_disconnected", f"agent closed the socket: {exc}")
+            return
+        except CallEnded as ended:
+            self.ended = self.ended or ended
+            return
+        if not self.hanging_up:
+            self._end("agent_disconnected", "agent closed the socket")
+
+    def _take(self, raw: Any, at: float) -> None:
+        timing = timing_event(raw)
+        if timing is not None:
+            event = TimelineEvent(t_s=round(at, 3), source="agent", kind="agent_timing", data=timing)
+            self.events.append(event)
+            return
+        message = wire.parse_agent_message(raw)
+        self._receive(message, at)
+        if isinstance(message, wire.Media):
+            problem = self.format_monitor.feed(message.media.audio())
+            problem = problem or flood_problem(len(self.playout), FRAME_S)
+            if problem:
+                raise CallEnded("protocol_error", problem)
+
+    def _end(self, reason: EndReason, error: str) -> None:
+        if self.ended is None:
+            self.ended = CallEnded(reason, error)
+
+    def _raise_if_ended(self) -> None:
+        if self.ended is not None:
+            raise self.ended
+
+    async def _send_raw(self, message: str) -> None:
+        try:
+            await self.ws.send(message)
+        except ConnectionClosed as exc:
+            raise CallEnded("agent_disconnected", f"agent closed the socket: {exc}") from None
+
+
+def _open_ws(url: str, config: SimulationConfig) -> Any:
+    return connect(
+        url,
+        compression=None,
+        max_size=wire.MAX_MESSAGE_BYTES,
+        open_timeout=min(config.agent_timeout_s, 10.0),
+        close_timeout=CLOSE_TIMEOUT_S,
+    )
+
+
+async def _agent_url(
+    stack: AsyncExitStack, scenario: Scenario, config: SimulationConfig, gateway: Any
+) -> tuple[str, dict[str, str]]:
+    """The URL to call and the ``start`` parameters: external agents get a tool bridge."""
+    url = external_url(config)
+    if url is None:
+        ctx = AgentContext(scenario=scenario, tools=gateway, config=config)
+        return await stack.enter_async_context(get_agent(config.agent, "audio").serve(ctx)), {}
+    bridge_config = BridgeConfig(
+        host=str(config.agent_params.get("bridge_host", "127.0.0.1")),
+        share_scenario=bool(config.agent_params.get("share_scenario", False)),
+    )
+    bridge = await stack.enter_async_context(
+        serve_tool_bridge(gateway, scenario.agent, bridge_config, scenario)
+    )
+    return url, bridge.start_parameters()
+
+
+async def simulate_realtime_async(scenario: Scenario, config: SimulationConfig) -> AttemptRecord:
+    """One conversation on the real-time clock; never raises for agent faults."""
+    started = time.perf_counter()
+    config = config.model_copy(update={"mode": "audio", "clock": "realtime"})
+    record = new_record(scenario, config)
+    rng = _seed(config, scenario)
+    style = persona_style(str(scenario.user_config.get("user_persona") or ""))
+    voice = caller_voice(scenario, style, config.caller_voice)
+    channel = caller_channel(config.condition, rng.getrandbits(32), config.noise_dir)
+    # Decoding holds the GIL: in a worker process it cannot delay this or any other call.
+    recognizer = PooledCallerRecognizer(scenario, config.caller_stt, config.cache_dir, config.seed)
+    await asyncio.wrap_future(recognizer.warm())
+    caller = build_caller(config.caller, scenario, config)
+    gateway = new_gateway(scenario)
+    side: RealtimeCallerSide | None = None
+    reason: EndReason = "harness_error"
+    error: str | None = None
+    duration = 0.0
+    try:
+        async with AsyncExitStack() as stack:
+            url, params = await _agent_url(stack, scenario, config, gateway)
+            ws = await stack.enter_async_context(_open_ws(url, config))
+            side = RealtimeCallerSide(
+                ws, caller, style, voice, recognizer, channel, gateway, config, rng,  # type: ignore[arg-type]
+                start_parameters=params,
+            )
+            gateway.now = side.clock.now
+            limit = config.max_duration_s + SHUTDOWN_GRACE_S
+            reason, error, duration = await asyncio.wait_for(side.run(), timeout=limit)
+    except (OSError, InvalidHandshake, InvalidURI, TimeoutError) as exc:
+        if side is None:
+            reason, error = "agent_disconnected", f"could not reach the agent: {exc!r}"
+        else:
+            reason, error = "harness_error", f"call did not end in time: {exc!r}"
+    except Exception as exc:  # noqa: BLE001 - a harness bug is data, never a crash
+        reason, error = "harness_error", "".join(traceback.format_exception_only(exc)).strip()
+    finish_record(record, scenario, gateway, reason, error)
+    if side is not None:
+        _fill_from_call(record, side, duration, config)
+    record.wall_s = time.perf_counter() - started
+    return record

@@ -1,0 +1,213 @@
+"""Speech to text behind a registry; PocketSphinx (offline, bundled en-US model) by default.
+
+The choices that matter on synthetic telephone speech are explicit ``SttSpec`` options,
+because each combination is a different "system" to compare:
+
+* ``lm="general"``: the bundled 27 MB general LM (unusable on eSpeak speech, WER ~0.7);
+  ``lm="domain"``: a trigram LM built from the scenarios' own sentence templates
+  (``build_domain_lm``, cached by content hash).
+* ``grammar="codes"``: turns that expect a code (``recognize(clip, expect="code")``) are
+  decoded with a JSGF grammar of letters, digits and NATO words instead of the LM.
+* ``noise_floor_dbfs``: exact digital silence breaks the decoder, so low white noise is added.
+* ``band_fill``: 8 kHz audio is upsampled to 16 kHz and the empty 4-8 kHz band is filled
+  with very low noise (decoding 8 kHz natively, or leaving the band empty, is much worse).
+
+Thread safety: a ``Recognizer`` owns one decoder and serialises calls with a lock; create
+one ``Recognizer`` per worker thread to decode in parallel.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Literal, Protocol
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
+from scipy.signal import butter, sosfilt
+
+from perturbations.audio import AudioError, Clip
+from scenarios.registry import Registry
+from tasks.spoken import render_spoken
+from tasks.spoken.words import DIGIT_WORDS, NATO
+from tasks.voice.telephony import resample
+
+DECODER_RATE = 16000
+_LM_BUILDER_VERSION = "1"
+
+
+class SttSpec(BaseModel):
+    """One speech recogniser configuration (a "system" in the benchmark)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    engine: str = Field(default="pocketsphinx", description="Name in STT_ENGINES.")
+    lm: Literal["general", "domain"] = Field(
+        default="domain", description="Language model: bundled general LM or domain trigram LM."
+    )
+    grammar: Literal["none", "codes"] = Field(
+        default="none", description="'codes': JSGF symbol grammar for turns expecting a code."
+    )
+    noise_floor_dbfs: float | None = Field(
+        default=-50.0, le=-20, description="White-noise floor added before decoding (None: off)."
+    )
+    band_fill: bool = Field(
+        default=True, description="Fill the empty band above the source Nyquist after upsampling."
+    )
+    band_fill_dbfs: float = Field(default=-60.0, le=-30, description="Level of the band fill.")
+    model_path: str | None = Field(
+        default=None, description="Engine model directory/file for engines that need one."
+    )
+    version: str = Field(default="1", description="Spec version; bump when semantics change.")
+
+    @property
+    def name(self) -> str:
+        grammar = "+codes" if self.grammar == "codes" else ""
+        return f"{self.engine}:{self.lm}{grammar}"
+
+
+class SttBackend(Protocol):
+    def recognize(self, pcm16k: np.ndarray, expect: Literal["code"] | None) -> str: ...
+
+
+SttFactory = Callable[[SttSpec, list[str] | None, Path], SttBackend]
+STT_ENGINES: Registry[SttFactory] = Registry("STT engine")
+
+
+# ----------------------------------------------------------------------------- text for LMs
+
+
+def lm_tokens(text: str) -> str:
+    """One sentence as the decoder's words: spoken form, lower case, no punctuation."""
+    spoken = render_spoken(text).lower().replace("x-ray", "xray")
+    words = re.findall(r"[a-z]+(?:'[a-z]+)?", spoken)
+    return " ".join("x-ray" if w == "xray" else w for w in words)
+
+
+def build_domain_lm(sentences: list[str], cache_dir: Path | str) -> Path:
+    """ARPA trigram LM from ``sentences`` (written or spoken), cached by content hash."""
+    lines = sorted({tokens for s in sentences if (tokens := lm_tokens(s))})
+    if not lines:
+        raise ValueError("build_domain_lm: no usable sentences (all empty after tokenising)")
+    text = "\n".join(lines) + "\n"
+    digest = hashlib.sha256(f"{_LM_BUILDER_VERSION}\n{text}".encode()).hexdigest()[:16]
+    cache = Path(cache_dir)
+    cache.mkdir(parents=True, exist_ok=True)
+    path = cache / f"domain-{digest}.lm"
+    if path.is_file():
+        return path
+    from pocketsphinx.lm import ArpaBoLM
+
+    model = ArpaBoLM(text=text, add_start=True)
+    model.compute()
+    tmp = path.with_suffix(f".tmp{threading.get_ident()}")
+    model.write_file(str(tmp))
+    tmp.replace(path)  # atomic: concurrent builders never see a half-written file
+    return path
+
+
+CODE_LEAD_INS = ["it is", "my code is", "the code is", "the number is", "yes", "sure"]
+
+
+def code_symbols() -> list[str]:
+    """Words a spelled code is made of: letters, digit words, "oh", NATO words, "dash"."""
+    letters = [chr(c) for c in range(ord("a"), ord("z") + 1)]
+    return sorted(set(letters) | set(DIGIT_WORDS) | (set(NATO) - {"xray", "alfa", "juliett", "whisky"}) | {"oh"})
+
+
+def code_grammar() -> str:
+    """JSGF grammar: an optional short lead-in, then one or more spelled symbols."""
+    symbols = " | ".join(code_symbols())
+    return (
+        "#JSGF V1.0;\ngrammar codes;\n"
+        f"public <utterance> = [{' | '.join(CODE_LEAD_INS)}] (<symbol> | dash)+;\n"
+        f"<symbol> = {symbols};\n"
+    )
+
+
+def build_small_dictionary(words: set[str], out_path: Path) -> Path:
+    """The cmudict entries of ``words`` only: a decoder with the full 134k-word dictionary
+    takes seconds to build its search, with this one milliseconds (same results, since
+    words outside the LM/grammar are unreachable anyway)."""
+    if out_path.is_file():
+        return out_path
+    from pocketsphinx import get_model_path
+
+    full = Path(get_model_path("en-us/cmudict-en-us.dict"))
+    with full.open(encoding="utf-8") as src:
+        lines = [ln for ln in src if ln.split(" ", 1)[0].split("(")[0] in words]
+    tmp = out_path.with_suffix(f".tmp{threading.get_ident()}")
+    tmp.write_text("".join(lines), encoding="utf-8")
+    tmp.replace(out_path)
+    return out_path
+
+
+# ----------------------------------------------------------------------------- audio prep
+
+
+def _white(n: int, dbfs: float, seed: int) -> np.ndarray:
+    sigma = 10 ** (dbfs / 20)
+    return np.random.default_rng(seed).standard_normal(n) * sigma
+
+
+def prepare_audio(clip: Clip, spec: SttSpec) -> np.ndarray:
+    """int16 PCM at 16 kHz as the decoder wants it (upsampled, band-filled, noise floor).
+
+    The added noise is seeded by a constant, so the same clip always decodes the same way.
+    """
+    clip.validate()
+    source_rate = clip.rate
+    samples = resample(clip, DECODER_RATE).samples.astype(np.float64)
+    if spec.band_fill and source_rate < DECODER_RATE:
+        cutoff = 0.95 * source_rate / 2
+        sos = butter(6, cutoff, btype="highpass", fs=DECODER_RATE, output="sos")
+        # Filtered white noise has ~(1 - cutoff/nyquist) of the power; rescale to the level.
+        keep = 1 - cutoff / (DECODER_RATE / 2)
+        samples = samples + sosfilt(sos, _white(samples.size, spec.band_fill_dbfs, 1)) / np.sqrt(
+            keep
+        )
+    if spec.noise_floor_dbfs is not None:
+        samples = samples + _white(samples.size, spec.noise_floor_dbfs, 2)
+    return np.clip(np.round(samples * 32768), -32768, 32767).astype(np.int16)
+
+
+# ----------------------------------------------------------------------------- recognizer
+
+
+class Recognizer:
+    """Decode clips with one configured engine; see the module docstring on threads."""
+
+    def __init__(
+        self,
+        spec: SttSpec | None = None,
+        corpus_sentences: list[str] | None = None,
+        cache_dir: Path | str = ".cache/evaflow/lm",
+    ) -> None:
+        self.spec = spec or SttSpec()
+        if self.spec.lm == "domain" and not corpus_sentences:
+            raise ValueError(
+                "SttSpec.lm='domain' needs corpus_sentences (see tasks.voice.corpus.domain_corpus)"
+            )
+        factory = STT_ENGINES.get(self.spec.engine)
+        self._backend = factory(self.spec, corpus_sentences, Path(cache_dir))
+        self._lock = threading.Lock()
+
+    def recognize(self, clip: Clip, expect: Literal["code"] | None = None) -> str:
+        """Recognised words (lower case, no punctuation; "" when nothing was heard).
+
+        ``expect="code"`` uses the code grammar when ``spec.grammar == "codes"``.
+        """
+        if not isinstance(clip, Clip):
+            raise AudioError(f"recognize expects a Clip, got {type(clip).__name__}")
+        if expect not in (None, "code"):
+            raise ValueError(f"recognize: expect must be None or 'code', got {expect!r}")
+        pcm = prepare_audio(clip, self.spec)
+        with self._lock:
+            return self._backend.recognize(pcm, expect)
+
+
+# Backends register themselves on import; keep it last (they import names defined above).
+import tasks.voice.stt_engines  # noqa: E402, F401

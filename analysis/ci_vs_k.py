@@ -102,7 +102,7 @@ def ci_vs_k_tables(data: RunData, config: CiVsKConfig) -> dict[str, pd.DataFrame
         matrix = trial_matrix(group)
         if matrix.shape[0] == 0 or matrix.shape[1] < config.min_k:
             continue
-        ident = {"system": system, "condition": condition, "dimension": dim}
+        ident: dict[str, Any] = {"system": system, "condition": condition, "dimension": dim}
         table = curve(matrix, config, (system, condition, dim))
         curves.append(table.assign(**ident))
         fit = fit_inverse_sqrt(table["k"], table["median_ci_width"])

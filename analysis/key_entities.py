@@ -143,8 +143,8 @@ def analyze_key_entities(data: RunData, out_dir: Path, params: dict[str, Any]) -
         )
     table = correlation_table(pairs, config)
     pooled = table[table["domain"] == POOLED]
-    summary = {
-        row.system: {
+    summary: dict[str, Any] = {
+        str(row.system): {
             "r": row.r,
             "p_value": row.p_value,
             "n": row.n,

@@ -88,7 +88,7 @@ def plot_heatmap(
     )
     for i in range(rows):
         for j in range(cols):
-            text = labels.iat[i, j]
+            text = str(labels.iat[i, j])
             if text:
                 dark = np.isfinite(data[i, j]) and abs(data[i, j]) > 0.6 * bound
                 ax.text(

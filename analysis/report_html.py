@@ -139,17 +139,73 @@ def pretty_json(text: Any) -> str:
     return f"<pre>{esc(shown)}</pre>"
 
 
+DIGIT_WORDS = ("zero|oh", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+NATO = dict(
+    zip(
+        "abcdefghijklmnopqrstuvwxyz",
+        (
+            "alfa|alpha",
+            "bravo",
+            "charlie",
+            "delta",
+            "echo",
+            "foxtrot",
+            "golf",
+            "hotel",
+            "india",
+            "juliett|juliet",
+            "kilo",
+            "lima",
+            "mike",
+            "november",
+            "oscar",
+            "papa",
+            "quebec",
+            "romeo",
+            "sierra",
+            "tango",
+            "uniform",
+            "victor",
+            "whiskey",
+            "x-ray|xray",
+            "yankee",
+            "zulu",
+        ),
+        strict=True,
+    )
+)
+
+
+def entity_pattern(value: str) -> str:
+    """A regex for an entity as written or as spoken character by character.
+
+    Codes are read out ("six three F F E V", "Foxtrot"), so each digit may also appear as
+    its word and each letter as its NATO word, with spaces, hyphens or "dash" between them.
+    """
+    compact = value.strip()
+    if not re.fullmatch(r"[A-Za-z0-9-]{2,24}", compact) or not re.search(r"\d", compact):
+        return re.escape(compact)
+    parts = []
+    for ch in compact.replace("-", ""):
+        if ch.isdigit():
+            parts.append(f"(?:{ch}|{DIGIT_WORDS[int(ch)]})")
+        else:
+            parts.append(f"(?:{re.escape(ch)}|{NATO[ch.lower()]})")
+    return r"\b" + r"(?:[\s,.-]|dash)*".join(parts) + r"\b"
+
+
 def highlight(text: str, marks: Sequence[tuple[str, str]]) -> str:
     """Escape ``text`` and wrap case-insensitive occurrences of each needle in <mark>.
 
-    ``marks`` are (needle, css class); longer needles win where they overlap.
+    ``marks`` are (entity value, css class); a value also matches its spoken form (see
+    ``entity_pattern``); longer values win where they overlap.
     """
     text = text or ""
     spans: list[tuple[int, int, str]] = []
     for needle, cls in sorted(marks, key=lambda m: -len(m[0])):
         if not needle or not needle.strip():
             continue
-        for match in re.finditer(re.escape(needle), text, flags=re.IGNORECASE):
+        for match in re.finditer(entity_pattern(needle), text, flags=re.IGNORECASE):
             start, end = match.span()
             if all(end <= s or start >= e for s, e, _ in spans):
                 spans.append((start, end, cls))

@@ -29,7 +29,7 @@ WORST_N = 15
 
 def _run_row(store: Store, run_id: str) -> dict[str, Any]:
     runs = store.read("runs", run_id)
-    return runs.iloc[-1].to_dict() if len(runs) else {}
+    return {str(k): v for k, v in runs.iloc[-1].to_dict().items()} if len(runs) else {}
 
 
 def summary_section(run: dict[str, Any], trials: pd.DataFrame) -> str:
@@ -162,7 +162,7 @@ def figures_section(results: list[AnalysisResult], root: Path) -> str:
             svg = rel[:-4] + ".svg"
             parts.append(
                 f'<figure><a href="{esc(svg)}"><img src="{esc(rel)}" alt="'
-                f'{esc(result.name)} figure" loading="lazy"></a><figcaption>'
+                f'{esc(result.name)} figure"></a><figcaption>'
                 f"{esc(result.name)} · {esc(Path(png).stem)} (click for SVG)"
                 "</figcaption></figure>"
             )

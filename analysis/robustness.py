@@ -118,7 +118,7 @@ def _cell(deltas: pd.DataFrame, config: RobustnessConfig, keys: tuple[Any, ...])
     seed = cell_seed(config.seed, *keys)
     d = deltas["delta"].to_numpy(dtype=np.float64)
     test = sign_flip_test(d, config.n_permutations, seed)
-    low, high = bootstrap_ci(d, seed, n_boot=config.n_bootstrap, alpha=config.alpha)
+    low, high = bootstrap_ci(d.tolist(), seed, n_boot=config.n_bootstrap, alpha=config.alpha)
     return {
         "n": test.n,
         "clean_mean": float(deltas["clean_mean"].mean()),

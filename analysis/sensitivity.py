@@ -62,9 +62,10 @@ def component_frame(data: RunData, names: list[str]) -> pd.DataFrame:
     """One row per kept attempt with value/skipped/errored columns per component."""
     keys = ["system", "domain", "condition", "scenario_id", "trial", "attempt_id"]
     sub = data.values[data.values["metric"].isin(names)]
-    wide = sub.groupby([*keys, "metric"], sort=True)[["value", "skipped", "errored"]].first()
-    wide = wide.unstack("metric")
-    wide.columns = [f"{metric}__{field}" for field, metric in wide.columns]
+    grouped = sub.groupby([*keys, "metric"], sort=True)[["value", "skipped", "errored"]].first()
+    wide = pd.DataFrame(grouped.unstack("metric"))
+    pairs: list[tuple[str, str]] = list(wide.columns)  # type: ignore[arg-type]
+    wide.columns = pd.Index([f"{metric}__{field}" for field, metric in pairs])
     wide = wide.reindex(
         columns=[f"{n}__{f}" for n in names for f in ("value", "skipped", "errored")]
     )
@@ -79,7 +80,9 @@ def recomputed_x_pass(data: RunData, config: ThresholdConfig) -> pd.DataFrame:
     """Long frame: EVA-X pass of every kept attempt under each swept threshold."""
     names = [name for name, _, _ in X_COMPONENTS]
     comps = component_frame(data, names)
-    score_maps = [_scores(r, names) for r in comps.to_dict("records")]
+    score_maps = [
+        _scores({str(k): v for k, v in r.items()}, names) for r in comps.to_dict("records")
+    ]
     rows = []
     for threshold in config.thresholds:
         rule = tuple(
@@ -248,12 +251,14 @@ def analyze_decoupling(data: RunData, out_dir: Path, params: dict[str, Any]) -> 
     wide = data.wide(["task_completion", "faithfulness"]).dropna(
         subset=["task_completion", "faithfulness"]
     )
-    rows = [decoupling_row(system, group) for system, group in wide.groupby("system", sort=True)]
+    rows = [
+        decoupling_row(str(system), group) for system, group in wide.groupby("system", sort=True)
+    ]
     if len(rows) > 1:
         rows.append(decoupling_row(ALL_SYSTEMS, wide))
     table = pd.DataFrame(rows)
-    summary = {
-        r.system: {
+    summary: dict[str, Any] = {
+        str(r.system): {
             "share_completed_with_deviation": r.share_completed_with_deviation,
             "share_faithful_but_failed": r.share_faithful_but_failed,
         }

@@ -7,9 +7,9 @@ routine, so a CI printed by an analysis matches the one in the ``aggregates`` ta
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 
 import numpy as np
+import numpy.typing as npt
 from pydantic import BaseModel, ConfigDict, Field
 from scipy import stats as sps
 
@@ -49,7 +49,7 @@ class PermutationResult(BaseModel):
 
 
 def sign_flip_test(
-    deltas: Sequence[float] | np.ndarray,
+    deltas: npt.ArrayLike,
     n_permutations: int = 10_000,
     seed: int = 42,
     exact_max_n: int = EXACT_MAX_N,
@@ -93,9 +93,7 @@ def sign_flip_test(
     )
 
 
-def holm_bonferroni(
-    p_values: Sequence[float], alpha: float = 0.05
-) -> tuple[list[float], list[bool]]:
+def holm_bonferroni(p_values: npt.ArrayLike, alpha: float = 0.05) -> tuple[list[float], list[bool]]:
     """Holm step-down adjusted p-values and rejections for one family (NaNs left out).
 
     Adjusted p_(i) = max over j <= i of min(1, (m - j + 1) p_(j)) for the ascending order;
@@ -137,7 +135,7 @@ class PearsonResult(BaseModel):
     n: int = Field(description="Pairs with both values present")
 
 
-def pearson(x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray) -> PearsonResult:
+def pearson(x: npt.ArrayLike, y: npt.ArrayLike) -> PearsonResult:
     """Pearson r with its two-sided p-value; NaN when n < 3 or either side is constant."""
     xa, ya = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
     keep = ~(np.isnan(xa) | np.isnan(ya))
@@ -160,7 +158,7 @@ class InverseSqrtFit(BaseModel):
     n_points: int
 
 
-def fit_inverse_sqrt(k: Sequence[float], width: Sequence[float]) -> InverseSqrtFit:
+def fit_inverse_sqrt(k: npt.ArrayLike, width: npt.ArrayLike) -> InverseSqrtFit:
     """Fit ``width = a / sqrt(k)`` (through the origin in k^-1/2) and ``width = c k^b``."""
     ka, wa = np.asarray(k, dtype=np.float64), np.asarray(width, dtype=np.float64)
     keep = ~(np.isnan(ka) | np.isnan(wa)) & (ka > 0)
@@ -182,7 +180,7 @@ def fit_inverse_sqrt(k: Sequence[float], width: Sequence[float]) -> InverseSqrtF
     return InverseSqrtFit(a=a, r2=r2, exponent=exponent, prefactor=prefactor, n_points=int(ka.size))
 
 
-def pareto_front(xs: Sequence[float], ys: Sequence[float]) -> list[bool]:
+def pareto_front(xs: npt.ArrayLike, ys: npt.ArrayLike) -> list[bool]:
     """Which points are not dominated when both coordinates are to be maximised.
 
     A point is dominated when another is at least as good on both axes and strictly better

@@ -12,6 +12,7 @@ from typing import Any
 from prefect import flow, task
 from prefect.cache_policies import NO_CACHE
 
+from analysis.base import AnalysisResult
 from analysis.data import RunData, load_run_data
 from analysis.runner import (
     PUBLISHED,
@@ -25,7 +26,7 @@ from tasks.store import Store
 
 
 @task(name="analysis", cache_policy=NO_CACHE, persist_result=False, log_prints=False)
-def analysis_step(name: str, data: RunData, out_dir: Path) -> Any:
+def analysis_step(name: str, data: RunData, out_dir: Path) -> AnalysisResult:
     return run_one(name, data, out_dir)
 
 
@@ -54,6 +55,6 @@ def run_analysis(
     out_dir = Path(out) if out else default_out_dir(root, runs)
     data = load_run_data(root, runs)
     # One after another: matplotlib is not thread-safe, and the work is CPU-bound anyway.
-    results = [analysis_step(name, data, out_dir) for name in names]
+    results: list[AnalysisResult] = [analysis_step(name, data, out_dir) for name in names]
     write_summary(results, out_dir)
     return [r.model_dump(mode="json") for r in results]

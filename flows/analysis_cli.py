@@ -53,21 +53,21 @@ def _execute(
     use_flow: bool,
     verbose: bool,
 ) -> list[dict[str, Any]]:
-    params = {
-        "store": store,
-        "runs": runs,
-        "which": which,
-        "out": str(out_dir) if out_dir else None,
-        "stats": str(stats) if stats else None,
-        "systems": systems,
-    }
     if use_flow:
         from flows.env import configure_prefect
 
         configure_prefect(store, verbose)
     from flows.analysis import run_analysis
 
-    return run_analysis(**params) if use_flow else run_analysis.fn(**params)
+    fn = run_analysis if use_flow else run_analysis.fn
+    return fn(
+        store=store,
+        runs=runs,
+        which=which,
+        out=str(out_dir) if out_dir else None,
+        stats=str(stats) if stats else None,
+        systems=systems,
+    )
 
 
 def print_results(results: list[dict[str, Any]]) -> None:

@@ -118,11 +118,17 @@ def run_benchmark(config: BenchmarkConfig) -> RunSummary:
     )
     writer = BatchWriter(store, run_id, config.batch_size)
     _notify(0, len(pending), None)
-    futures = [run_trial_step.submit(spec, scenarios[spec.scenario_key]) for spec in pending]
-    for i, future in enumerate(as_completed(futures), start=1):
-        result = future.result()
-        writer.add(result)
-        _notify(i, len(pending), result)
+    # The configured runner, not the flow's default one (an unbounded thread pool that would
+    # run every pending trial at once and ignore --workers / --runner dask).
+    with task_runner_for(config) as runner:
+        futures = [
+            runner.submit(run_trial_step, {"spec": s, "scenario": scenarios[s.scenario_key]})
+            for s in pending
+        ]
+        for i, future in enumerate(as_completed(futures), start=1):
+            result = future.result()
+            writer.add(result)
+            _notify(i, len(pending), result)
     writer.flush()
     from tasks.summary import summarize_run
 

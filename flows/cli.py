@@ -191,7 +191,8 @@ def print_summary(summary: Any) -> None:
 
 
 def main() -> None:
-    from flows import commands  # noqa: F401 - registers the other subcommands
+    # Importing these modules registers their subcommands on ``app``.
+    from flows import analysis_cli, commands, serve_cli  # noqa: F401
 
     try:
         app()

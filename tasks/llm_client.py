@@ -19,11 +19,11 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 import certifi
 import httpx
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
 MAX_ERROR_BODY_CHARS = 300
@@ -66,6 +66,30 @@ class ChatEndpoint(BaseModel):
     extra_body: dict[str, Any] = Field(
         default_factory=dict, description="Merged into every request body (e.g. seed, top_p)"
     )
+
+
+EndpointT = TypeVar("EndpointT", bound=ChatEndpoint)
+
+
+class EndpointParamsError(ValueError):
+    """Bad parameters of an LLM component (names the fields, never echoes their values)."""
+
+
+def parse_endpoint_params(cls: type[EndpointT], raw: Any, owner: str) -> EndpointT:
+    """``cls(**raw)`` with an error that names the fields but leaves out the input values.
+
+    pydantic quotes the offending value, and a user may have put a key where it must not
+    be (``api_key: sk-...``); such an error text would be stored with the attempt.
+    """
+    try:
+        return cls.model_validate(dict(raw or {}))
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc']) or '(params)'}: {err['msg']}"
+            for err in exc.errors(include_input=False, include_url=False)
+        )
+        fields = ", ".join(sorted(cls.model_fields))
+        raise EndpointParamsError(f"{owner} params: {problems} (valid: {fields})") from None
 
 
 class ChatUsage(BaseModel):
@@ -165,15 +189,20 @@ class ChatClient:
         *,
         tools: Sequence[dict[str, Any]] | None = None,
         tool_choice: str | None = None,
+        model: str | None = None,
     ) -> ChatResult:
-        """One chat completion; retries per the module rules; never raises for HTTP trouble."""
+        """One chat completion; retries per the module rules; never raises for HTTP trouble.
+
+        ``model`` overrides the endpoint's model for this call (e.g. a judge's audio model).
+        """
         started = time.perf_counter()
-        usage = ChatUsage(model=self.endpoint.model)
+        usage = ChatUsage(model=model or self.endpoint.model)
         key, missing = api_key(self.endpoint.api_key_env)
         if missing:
             return _finish(ChatResult(error=missing, usage=usage), started)
         headers = {"Authorization": f"Bearer {key}"} if key else {}
         body = self.request_body(messages, tools=tools, tool_choice=tool_choice)
+        body["model"] = usage.model
         error = "no attempt made"
         for attempt in range(1, self.endpoint.max_retries + 2):
             usage.attempts = attempt

@@ -20,9 +20,12 @@ def load_source(source: ScenarioSource) -> list[Scenario]:
         found = load_eva_scenarios(source.eva_root, domains=domains, record_ids=source.records)
     else:
         pack = source.pack or BUILTIN_PACK
+        present = [d for d in domains if pack_has_domain(pack, d)]
+        if not present:
+            raise ValueError(f"{pack}: no dataset for domains {', '.join(domains)}")
         found = [
             s
-            for s in load_scenario_dir(pack, domains=domains)
+            for s in load_scenario_dir(pack, domains=present)
             if source.records is None or s.id in source.records
         ]
     if source.limit is not None:
@@ -34,3 +37,9 @@ def load_source(source: ScenarioSource) -> list[Scenario]:
                 limited.append(s)
         found = limited
     return found
+
+
+def pack_has_domain(pack: Path, domain: str) -> bool:
+    """Packs may hold a subset of the domains (flat or EVA-checkout layout)."""
+    name = f"{domain}_dataset.json"
+    return (pack / name).is_file() or (pack / "data" / name).is_file()

@@ -12,7 +12,9 @@ When the queue is empty, ``fallback`` (same kinds) answers if set; otherwise the
 answers 400 (not retried by clients) and counts an overrun, so a test that scripted too
 few responses fails visibly instead of hanging.
 
-Use the ``fake_llm`` fixture (import it into the test module) or ``with FakeChatServer()``.
+Use the ``fake_llm`` fixture (``from tests.fake_llm import fake_llm_fixture  # noqa: F401``
+in the test module; it is registered under the name ``fake_llm``) or ``with
+FakeChatServer()``.
 """
 
 from __future__ import annotations
@@ -84,8 +86,8 @@ class FakeChatServer:
     @property
     def base_url(self) -> str:
         assert self._server is not None, "server not started"
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}/v1"
+        port = self._server.server_address[1]
+        return f"http://127.0.0.1:{port}/v1"
 
     def push(self, *responses: Scripted) -> None:
         with self._lock:
@@ -196,8 +198,8 @@ def tool_reply(
     return _envelope(message, "tool_calls", usage)
 
 
-@pytest.fixture
-def fake_llm() -> Iterator[FakeChatServer]:
+@pytest.fixture(name="fake_llm")
+def fake_llm_fixture() -> Iterator[FakeChatServer]:
     """A started :class:`FakeChatServer`, stopped after the test."""
     with FakeChatServer() as server:
         yield server

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+from dataclasses import dataclass
+from datetime import date, timedelta
+from random import Random
+from typing import Any
 
 from scenarios.generate.airline_talk import (
     ASK_BOOKING,
@@ -17,9 +20,10 @@ from scenarios.generate.airline_talk import (
     start_world,
     times,
 )
-from scenarios.generate.airline_world import CABIN_WORDS
+from scenarios.generate.airline_world import CABIN_WORDS, AirlineWorld
 from scenarios.generate.conversation import Conversation
 from scenarios.generate.flowkit import CLOSING_QUESTION, FlowContext, goodbye, pick
+from scenarios.generate.people import Person
 from scenarios.generate.record import Draft, Goal
 from scenarios.generate.spoken import amount, flight, spell
 from scenarios.generate.spoken import number as spoken_number
@@ -32,8 +36,25 @@ CAUSES = {
 MEAL_AMOUNTS = {"cancellation_wait_same_day": 15, "irrops_overnight": 25}
 
 
-def irrops_rebook(ctx: FlowContext, overnight: bool) -> Draft:
-    """A cancelled flight, rebooked free; overnight when today's flights are full."""
+@dataclass
+class Irrops:
+    """The facts of one cancelled-flight record, shared by its script and its goal."""
+
+    world: AirlineWorld
+    caller: Person
+    origin: str
+    destination: str
+    cabin: str
+    cancelled: dict[str, Any]
+    cause: str
+    first: dict[str, Any]
+    travel_day: date
+    seat_pref: str
+    code: str
+    overnight: bool
+
+
+def _irrops_world(ctx: FlowContext, overnight: bool) -> Irrops:
     rng = ctx.rng
     world = start_world(ctx)
     caller = world.names.person()
@@ -57,112 +78,145 @@ def irrops_rebook(ctx: FlowContext, overnight: bool) -> Draft:
     seat_pref = rng.choice(("window", "aisle"))
     reservation = world.reservation(caller, cancelled, cabin, seat_pref=seat_pref)
     world.background()
-    code = reservation["confirmation_number"]
-    convo = Conversation("airline", world.db, ctx.tool_names)
-    opening = pick(
-        rng,
-        "Hi, my flight today was just cancelled and I need to get on another one.",
-        "Hello, I got a message that my flight this afternoon is cancelled. Can you rebook me?",
-    )
-    convo.user(opening)
-    convo.agent(f"I'm sorry about that, let me help. {ASK_BOOKING}")
-    convo.user(booking_words(code, caller.last))
-    convo.call("get_reservation", confirmation_number=code, last_name=caller.last)
-    number = leg(cancelled)["flight_number"]
-    convo.call("get_disruption_info", flight_number=number, date=world.today.isoformat())
-    search = {"origin": origin, "destination": destination, "passenger_count": 1,
-              "fare_class": cabin}  # fmt: skip
-    found = convo.call("search_rebooking_options", date=world.today.isoformat(), **search)
+    return Irrops(world, caller, origin, destination, cabin, cancelled, cause, first, travel_day,
+                  seat_pref, reservation["confirmation_number"], overnight)  # fmt: skip
+
+
+def _find_replacement(convo: Conversation, x: Irrops) -> None:
+    """Disruption record, search (tomorrow too when tonight is full), rebook for free."""
+    number = leg(x.cancelled)["flight_number"]
+    convo.call("get_disruption_info", flight_number=number, date=x.world.today.isoformat())
+    search: dict[str, Any] = {"origin": x.origin, "destination": x.destination,
+                              "passenger_count": 1, "fare_class": x.cabin}  # fmt: skip
+    found = convo.call("search_rebooking_options", date=x.world.today.isoformat(), **search)
     intro = (
-        f"Thank you, {caller.first}. Flight {flight(number)} to {city(destination)} was "
-        f"cancelled because of {CAUSES[cause]}. Since that is on our side, I can rebook you at "
-        "no cost, with no change fee and no fare difference."
+        f"Thank you, {x.caller.first}. Flight {flight(number)} to {city(x.destination)} was "
+        f"cancelled because of {CAUSES[x.cause]}. Since that is on our side, I can rebook you "
+        "at no cost, with no change fee and no fare difference."
     )
-    if overnight:
+    if x.overnight:
         assert found["count"] == 0
         convo.agent(
             f"{intro} Unfortunately every later flight today is full in "
-            f"{CABIN_WORDS[cabin]}. Would a flight tomorrow morning work for you?"
+            f"{CABIN_WORDS[x.cabin]}. Would a flight tomorrow morning work for you?"
         )
         convo.user("If there's nothing tonight, then yes, the first flight tomorrow morning.")
-        found = convo.call("search_rebooking_options", date=travel_day.isoformat(), **search)
-        convo.agent(f"The first one tomorrow is {describe(first)}. Shall I put you on it?")
+        found = convo.call("search_rebooking_options", date=x.travel_day.isoformat(), **search)
+        convo.agent(f"The first one tomorrow is {describe(x.first)}. Shall I put you on it?")
     else:
-        convo.agent(f"{intro} The next flight with seats today is {describe(first)}. "
+        convo.agent(f"{intro} The next flight with seats today is {describe(x.first)}. "
                     "Shall I put you on it?")  # fmt: skip
-    assert found["options"][0]["journey_id"] == first["journey_id"]
+    assert found["options"][0]["journey_id"] == x.first["journey_id"]
     convo.user("Yes please, book that one.")
     convo.call(
-        "rebook_flight", confirmation_number=code, journey_id=cancelled["journey_id"],
-        new_journey_id=first["journey_id"], rebooking_type="irrops_cancellation",
+        "rebook_flight", confirmation_number=x.code, journey_id=x.cancelled["journey_id"],
+        new_journey_id=x.first["journey_id"], rebooking_type="irrops_cancellation",
         waive_change_fee=True,
     )  # fmt: skip
+
+
+def _seat_and_vouchers(convo: Conversation, x: Irrops, rng: Random) -> None:
     convo.agent(
-        f"You're confirmed on flight {flight(leg(first)['flight_number'])}, at no charge. "
+        f"You're confirmed on flight {flight(leg(x.first)['flight_number'])}, at no charge. "
         "Would you like a window, an aisle or a middle seat on it?"
     )
-    convo.user(f"{article(seat_pref).capitalize()} seat, please.")
-    seat = convo.call("assign_seat", confirmation_number=code, passenger_id="PAX001",
-                      journey_id=first["journey_id"], seat_preference=seat_pref)  # fmt: skip
-    reason = "irrops_overnight" if overnight else "cancellation_wait_same_day"
+    convo.user(f"{article(x.seat_pref).capitalize()} seat, please.")
+    passenger = {"confirmation_number": x.code, "passenger_id": "PAX001"}
+    seat = convo.call("assign_seat", journey_id=x.first["journey_id"],
+                      seat_preference=x.seat_pref, **passenger)  # fmt: skip
+    reason = "irrops_overnight" if x.overnight else "cancellation_wait_same_day"
     extras = f"seat {seat_words(seat['seat_assigned'])}"
-    if overnight:
-        hotel = convo.call("issue_hotel_voucher", confirmation_number=code,
-                           passenger_id="PAX001", num_nights=1)  # fmt: skip
+    if x.overnight:
+        hotel = convo.call("issue_hotel_voucher", num_nights=1, **passenger)
         extras += (
             f". Because you have to stay overnight, I've issued a hotel voucher for one night, "
             f"code {spell(hotel['voucher_code'])}, good at any airport-area hotel"
         )
-    meal = convo.call("issue_meal_voucher", confirmation_number=code, passenger_id="PAX001",
-                      voucher_reason=reason)  # fmt: skip
+    meal = convo.call("issue_meal_voucher", voucher_reason=reason, **passenger)
     convo.agent(
         f"You have {extras}. I've also issued a meal voucher for {amount(MEAL_AMOUNTS[reason])}, "
         f"code {spell(meal['voucher_code'])}, for the airport restaurants. Your confirmation "
-        f"code stays {spell(code)}. {CLOSING_QUESTION}"
+        f"code stays {spell(x.code)}. {CLOSING_QUESTION}"
     )
     convo.user(goodbye(rng))
-    when = "tomorrow morning" if overnight else "today"
-    info = base_info(caller, code) | {
-        "Cancelled flight": f"{number} on {world.today.isoformat()}",
-        "Seat preference": seat_pref,
+
+
+def _irrops_goal(x: Irrops) -> Goal:
+    when = "tomorrow morning" if x.overnight else "today"
+    number = leg(x.cancelled)["flight_number"]
+    info = base_info(x.caller, x.code) | {
+        "Cancelled flight": f"{number} on {x.world.today.isoformat()}",
+        "Seat preference": x.seat_pref,
     }
-    goal = Goal(
-        summary=f"Your flight from {city(origin)} to {city(destination)} was cancelled. You "
-        f"want the earliest replacement flight {when} in the same cabin at no cost, "
-        f"with {article(seat_pref)} seat.",
+    accept = "Accept the earliest flight the agent offers that meets your must-haves."
+    if x.overnight:
+        accept += " Agree to tomorrow morning only if the agent says tonight is full."
+    return Goal(
+        summary=f"Your flight from {city(x.origin)} to {city(x.destination)} was cancelled. "
+        f"You want the earliest replacement flight {when} in the same cabin at no cost, "
+        f"with {article(x.seat_pref)} seat.",
         must_have=[
-            f"You are rebooked from {origin} to {destination} in {CABIN_WORDS[cabin]}.",
+            f"You are rebooked from {x.origin} to {x.destination} in {CABIN_WORDS[x.cabin]}.",
             "You pay nothing for the change.",
             f"The new flight leaves {when}"
-            + (" (only if nothing is available tonight)." if overnight else "."),
+            + (" (only if nothing is available tonight)." if x.overnight else "."),
         ],
-        nice_to_have=["Meal voucher" + (" and a hotel for the night." if overnight else ".")],
+        nice_to_have=["Meal voucher" + (" and a hotel for the night." if x.overnight else ".")],
         negotiation=[
             "Give your confirmation code and last name when asked.",
-            "Accept the earliest flight the agent offers that meets your must-haves."
-            + (
-                " Agree to tomorrow morning only if the agent says tonight is full."
-                if overnight
-                else ""
-            ),
-            f"When asked about a seat, ask for {article(seat_pref)} seat.",
-        ],  # fmt: skip
+            accept,
+            f"When asked about a seat, ask for {article(x.seat_pref)} seat.",
+        ],
         resolution="The agent confirms the new flight at no charge and your seat. Say "
         "goodbye and end the call.",
         failure="If the agent wants to charge you for the change, refuse, say goodbye and end "
         "the call.",
         information=info,
     )
+
+
+def irrops_rebook(ctx: FlowContext, overnight: bool) -> Draft:
+    """A cancelled flight, rebooked free; overnight when today's flights are full."""
+    x = _irrops_world(ctx, overnight)
+    convo = Conversation("airline", x.world.db, ctx.tool_names)
+    opening = pick(
+        ctx.rng,
+        "Hi, my flight today was just cancelled and I need to get on another one.",
+        "Hello, I got a message that my flight this afternoon is cancelled. Can you rebook me?",
+    )
+    convo.user(opening)
+    convo.agent(f"I'm sorry about that, let me help. {ASK_BOOKING}")
+    convo.user(booking_words(x.code, x.caller.last))
+    convo.call("get_reservation", confirmation_number=x.code, last_name=x.caller.last)
+    _find_replacement(convo, x)
+    _seat_and_vouchers(convo, x, ctx.rng)
     return new_draft(
-        ctx, world, caller, convo, "irrops_rebook",
-        "no_availability" if overnight else "success", goal, opening,
-        premise=f"{caller.first}'s flight {number} from {city(origin)} was cancelled by the "
-        f"airline on the day of travel ({cause}).",
+        ctx, x.world, x.caller, convo, "irrops_rebook",
+        "no_availability" if overnight else "success", _irrops_goal(x), opening,
+        premise=f"{x.caller.first}'s flight {leg(x.cancelled)['flight_number']} from "
+        f"{city(x.origin)} was cancelled by the airline on the day of travel ({x.cause}).",
         priorities=["Get to the destination as soon as possible", "Pay nothing extra",
-                    f"Sit in {article(seat_pref)} seat"],
+                    f"Sit in {article(x.seat_pref)} seat"],
         flow="The agent reads the disruption, offers free rebooking, books the earliest "
         "option, sets the seat and issues the vouchers the disruption entitles.",
     )  # fmt: skip
+
+
+def _delay_goal(caller: Person, code: str, number: str) -> Goal:
+    return Goal(
+        summary="Your flight today is badly delayed. You want a hotel room to rest in, or at "
+        "least something for the wait.",
+        must_have=["You get some compensation for the delay."],
+        nice_to_have=["A hotel room for the wait."],
+        negotiation=[
+            "Give your confirmation code and last name when asked.",
+            "Ask for a hotel room. If the agent explains the policy does not allow one, accept "
+            "a meal voucher instead; do not argue more than once.",
+        ],
+        resolution="The agent gives you a voucher code. Say goodbye and end the call.",
+        failure="If the agent offers nothing at all, say goodbye and end the call.",
+        information=base_info(caller, code) | {"Delayed flight": f"{number} today"},
+    )
 
 
 def delay_voucher(ctx: FlowContext) -> Draft:
@@ -213,20 +267,7 @@ def delay_voucher(ctx: FlowContext) -> Draft:
         f"{CLOSING_QUESTION}"
     )
     convo.user(goodbye(rng))
-    goal = Goal(
-        summary="Your flight today is badly delayed. You want a hotel room to rest in, or at "
-        "least something for the wait.",
-        must_have=["You get some compensation for the delay."],
-        nice_to_have=["A hotel room for the wait."],
-        negotiation=[
-            "Give your confirmation code and last name when asked.",
-            "Ask for a hotel room. If the agent explains the policy does not allow one, accept "
-            "a meal voucher instead; do not argue more than once.",
-        ],
-        resolution="The agent gives you a voucher code. Say goodbye and end the call.",
-        failure="If the agent offers nothing at all, say goodbye and end the call.",
-        information=base_info(caller, code) | {"Delayed flight": f"{number} today"},
-    )
+    goal = _delay_goal(caller, code, number)
     return new_draft(
         ctx, world, caller, convo, "delay_voucher", "policy_refusal", goal, opening,
         premise=f"{caller.first}'s flight {number} is delayed {minutes} minutes ({cause}).",

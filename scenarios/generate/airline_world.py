@@ -136,29 +136,20 @@ class AirlineWorld:
             for cabin in CABINS
         }
 
-    def journey(
-        self,
-        origin: str,
-        destination: str,
-        day: date,
-        departure: str,
-        base: float | None = None,
-        sold_out: tuple[str, ...] = (),
-        seat_types: dict[str, list[str]] | None = None,
-    ) -> dict[str, Any]:
-        """A nonstop journey, added to the DB and returned."""
-        flight = self.flight_number()
+    def segment(
+        self, origin: str, destination: str, departure: str, fares: dict[str, Any],
+        sold_out: tuple[str, ...], seat_types: dict[str, list[str]],
+    ) -> dict[str, Any]:  # fmt: skip
+        """The one leg of a nonstop journey, with seats, fares and seat types per cabin."""
         src, dst = AIRPORTS[origin], AIRPORTS[destination]
         shift = 60 * (dst.utc_offset - src.utc_offset)
         # Arrivals stay on the same local day, which keeps spoken times unambiguous.
         longest = min(285, 23 * 60 + 30 - minutes_of(departure) - shift)
         duration = self.rng.randrange(95, max(100, longest), 5)
         arrival = minutes_of(departure) + duration + shift
-        fares = self.fares(base if base is not None else self.base_fare())
-        types = seat_types or {}
-        segment = {
+        return {
             "segment_number": 1,
-            "flight_number": flight,
+            "flight_number": self.flight_number(),
             "origin": origin,
             "destination": destination,
             "scheduled_departure": departure,
@@ -175,19 +166,33 @@ class AirlineWorld:
             "available_seats": self.seats(sold_out),
             "fares": fares,
             "available_seat_types": {
-                cabin: list(types.get(cabin, ["window", "aisle", "middle"]))
+                cabin: list(seat_types.get(cabin, ["window", "aisle", "middle"]))
                 for cabin in CABINS
                 if cabin != "first"
             }
             | {"first": []},
         }
+
+    def journey(
+        self,
+        origin: str,
+        destination: str,
+        day: date,
+        departure: str,
+        base: float | None = None,
+        sold_out: tuple[str, ...] = (),
+        seat_types: dict[str, list[str]] | None = None,
+    ) -> dict[str, Any]:
+        """A nonstop journey, added to the DB and returned."""
+        fares = self.fares(base if base is not None else self.base_fare())
+        segment = self.segment(origin, destination, departure, fares, sold_out, seat_types or {})
         journey = {
-            "journey_id": journey_key([flight], day.isoformat()),
+            "journey_id": journey_key([segment["flight_number"]], day.isoformat()),
             "date": day.isoformat(),
             "origin": origin,
             "destination": destination,
             "num_stops": 0,
-            "total_duration_minutes": duration,
+            "total_duration_minutes": segment["duration_minutes"],
             "segments": [segment],
             "status": "scheduled",
             "bookable": True,

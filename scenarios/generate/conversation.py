@@ -28,7 +28,7 @@ def _as_json(value: Any) -> Any:
 class Conversation:
     """Builds ``expected_trace`` events; starts with the agent's greeting."""
 
-    def __init__(self, domain: str, db: dict[str, Any], tool_names: list[str]) -> None:
+    def __init__(self, domain: str, db: dict[str, Any], tool_names: list[str] | None) -> None:
         self.engine = ToolEngine(domain, db, tool_names)
         self.events: list[dict[str, Any]] = []
         self.agent(GREETING)

@@ -29,6 +29,14 @@ def now_of(ctx: FlowContext, world: ItsmWorld) -> str:
     )
 
 
+def open_call(ctx: FlowContext, world: ItsmWorld, opening: str, reply: str) -> Conversation:
+    """The caller's opening and the agent's request for the standard check."""
+    convo = Conversation("itsm", world.db, ctx.tool_names)
+    convo.user(opening)
+    convo.agent(f"{reply} {ASK_IDENTITY}")
+    return convo
+
+
 def identity_info(record: dict[str, Any]) -> dict[str, Any]:
     return {
         "employee_id": record["employee_id"],

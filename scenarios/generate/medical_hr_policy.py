@@ -83,7 +83,7 @@ COMMON = {
 
 MEDICAL_HR_AGENT = AgentText(
     domain="medical_hr",
-    name="Medical HR Agent",
+    name="Hospital HR Line Agent",
     description="Voice agent of a hospital's HR line for staff and credentialed providers: "
     "licenses, shifts, pay, time off, onboarding, leave and compliance",
     role="You answer the HR line of a hospital group. Staff and providers call about their "

@@ -24,6 +24,14 @@ def start_world(ctx: FlowContext) -> MedicalWorld:
     return MedicalWorld(ctx.rng, draw_today(ctx.rng))
 
 
+def open_call(ctx: FlowContext, world: MedicalWorld, opening: str, reply: str) -> Conversation:
+    """The caller's opening and the agent's first reply (which asks for credentials)."""
+    convo = Conversation("medical_hr", world.db, ctx.tool_names)
+    convo.user(opening)
+    convo.agent(reply)
+    return convo
+
+
 def staff_info(record: dict[str, Any]) -> dict[str, Any]:
     return {
         "employee_id": record["employee_id"],

@@ -34,8 +34,9 @@ MAX_RECORDS = 999
 
 def load_domain(domain: str) -> tuple[Case, ...]:
     """The case catalogue of ``domain`` (importing its module registers it)."""
-    if domain in KNOWN_DOMAINS and domain not in DOMAIN_CASES:
-        importlib.import_module(f"scenarios.generate.{domain}")
+    for known in KNOWN_DOMAINS:
+        if known not in DOMAIN_CASES:
+            importlib.import_module(f"scenarios.generate.{known}")
     return DOMAIN_CASES.get(domain)
 
 

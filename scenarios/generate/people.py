@@ -13,6 +13,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 Gender = Literal["woman", "man"]
+GENDERS: tuple[Gender, ...] = ("woman", "man")
 
 WOMEN = [
     "Adaeze",
@@ -186,7 +187,7 @@ class NameBook:
         return name
 
     def person(self, gender: Gender | None = None) -> Person:
-        chosen: Gender = gender or self.rng.choice(("woman", "man"))
+        chosen: Gender = gender if gender is not None else self.rng.choice(GENDERS)
         first = self._fresh(WOMEN if chosen == "woman" else MEN)
         last = self._fresh(SURNAMES)
         phone = f"+1-{self.rng.choice(AREA_CODES)}-555-01{self.rng.randint(0, 99):02d}"

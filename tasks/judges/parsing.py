@@ -110,11 +110,6 @@ def per_turn_items(text: str) -> list[dict[str, Any]] | None:
     return None
 
 
-def coerce_turn_id(value: Any) -> int | None:
-    as_int = as_int_rating(value)
-    return as_int
-
-
 def per_turn_ratings(
     items: list[dict[str, Any]],
     expected: list[int],
@@ -130,7 +125,7 @@ def per_turn_ratings(
     kept: dict[int, dict[str, Any]] = {}
     wanted = set(expected)
     for item in items:
-        turn = coerce_turn_id(item.get(id_key))
+        turn = as_int_rating(item.get(id_key))
         if turn is None or turn not in wanted or turn in kept:
             continue
         rating = as_int_rating(item.get("rating"))

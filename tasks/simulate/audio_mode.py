@@ -43,9 +43,16 @@ def run_coroutine(coro: Coroutine[Any, Any, T]) -> T:
 
 
 def simulate_audio(scenario: Scenario, config: SimulationConfig) -> AttemptRecord:
-    """One conversation over real audio (virtual clock; see :mod:`tasks.simulate.call`)."""
-    if config.clock != "virtual":
-        raise NotImplementedError("the realtime clock is not implemented yet; use clock='virtual'")
+    """One conversation over real audio.
+
+    The virtual clock (in-process agents) is :mod:`tasks.simulate.call`; the real-time
+    clock, used for ``clock="realtime"`` and for any ``ws://``/``wss://`` agent, is
+    :mod:`tasks.simulate.realtime`.
+    """
+    if config.clock == "realtime" or "://" in config.agent:
+        from tasks.simulate.realtime import simulate_realtime_async
+
+        return run_coroutine(simulate_realtime_async(scenario, config))
     return run_coroutine(simulate_audio_async(scenario, config))
 
 

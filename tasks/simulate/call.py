@@ -10,6 +10,7 @@ heard late. Both directions go through a VAD; those segments are the timeline.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 import time
 from collections import deque
@@ -68,6 +69,10 @@ class _Heard:
     speech_start: float | None = None
     last_audio: float = -1.0
     barged: bool = False
+    # Finished agent segments are recognised in the background while the call goes on;
+    # ``cut`` is how many frames those tasks cover.
+    pending: list[asyncio.Future[str]] = field(default_factory=list)
+    cut: int = 0
 
 
 class CallerSide:
@@ -250,16 +255,36 @@ class CallerSide:
             and t - heard.speech_start >= after
         )
 
+    def _recognize_later(self, frames: list[np.ndarray]) -> asyncio.Future[str]:
+        audio = np.concatenate(frames).astype(np.float32) if frames else np.zeros(1, np.float32)
+        return asyncio.ensure_future(
+            asyncio.to_thread(self.recognizer.recognize, Clip(audio, WIRE_RATE))
+        )
+
+    def _segment_heard(self) -> None:
+        """An agent segment ended: start recognising it while the call goes on."""
+        heard = self.heard
+        if self.current is None and heard.cut < len(heard.frames):
+            heard.pending.append(self._recognize_later(heard.frames[heard.cut :]))
+            heard.cut = len(heard.frames)
+
+    async def _heard_text(self) -> str:
+        heard = self.heard
+        if heard.cut < len(heard.frames) and (self.agent_vad.in_speech or not heard.pending):
+            heard.pending.append(self._recognize_later(heard.frames[heard.cut :]))
+            heard.cut = len(heard.frames)
+        began = time.perf_counter()
+        texts = [await task for task in heard.pending]
+        self.stage_seconds["stt"] += time.perf_counter() - began
+        return " ".join(t for t in texts if t)
+
     async def _respond(self, t: float, start_at: float) -> None:
         if self.turns >= self.config.max_turns:
             raise CallEnded("max_duration", f"caller turn limit {self.config.max_turns} reached")
-        audio = np.concatenate(self.heard.frames) if self.heard.frames else np.zeros(1)
-        began = time.perf_counter()
-        text = await asyncio.to_thread(
-            self.recognizer.recognize, Clip(audio.astype(np.float32), WIRE_RATE)
-        )
-        self.stage_seconds["stt"] += time.perf_counter() - began
-        self.log.caller_heard.append((t, text))
+        text = await self._heard_text()
+        # Filed under the agent turn it was heard in, which began when its speech began.
+        heard_at = self.heard.speech_start if self.heard.speech_start is not None else t
+        self.log.caller_heard.append((min(heard_at, t), text))
         turn = self.caller.respond(text)
         self.events.append(
             TimelineEvent(
@@ -351,6 +376,8 @@ class CallerSide:
                 self.heard.spoke = True
                 if self.heard.speech_start is None:
                     self.heard.speech_start = event.time_s
+            elif source == "agent" and event.kind == "speech_end":
+                self._segment_heard()
 
     # ------------------------------------------------------------------ the end
 
@@ -361,19 +388,9 @@ class CallerSide:
             self.log.utterances[-1].end_s = self.clock.tick_time
         if ended.reason in ("agent_disconnected",):
             return
-        with _quiet():
+        with contextlib.suppress(ConnectionClosed, OSError):
             if self.caller_ended:
                 await self.ws.send(
                     wire.encode(wire.EndCall(event="end_call", streamSid=self.stream_sid))
                 )
             await self.ws.send(wire.encode(wire.Stop(event="stop", streamSid=self.stream_sid)))
-
-
-class _quiet:
-    """Ignore a closed socket while hanging up."""
-
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, kind: Any, value: Any, tb: Any) -> bool:
-        return kind is not None and issubclass(kind, ConnectionClosed | OSError)

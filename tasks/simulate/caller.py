@@ -30,7 +30,7 @@ from tasks.simulate.cues import (
 )
 from tasks.simulate.script import build_script
 from tasks.simulate.slots import signature, tokens
-from tasks.spoken import speak_code, speak_date, speak_time
+from tasks.spoken import speak_code, speak_date, speak_digits, speak_time
 
 CallerTurnKind = Literal["line", "repeat_request", "answer", "repeat", "closing", "give_up"]
 
@@ -81,11 +81,21 @@ def say_value(value: str, spell: bool) -> str:
         return speak_date(value)
     if re.fullmatch(r"\d{1,2}:\d{2}", value):
         return speak_time(value)
+    if re.fullmatch(r"[\d -]+", value) and any(c.isdigit() for c in value):
+        return speak_digits(value)
     compact = value.replace("-", "")
     code_like = compact.isalnum() and compact.isascii() and any(c.isdigit() for c in compact)
     if code_like or (spell and re.fullmatch(r"[A-Za-z][A-Za-z' -]*", value)):
-        return speak_code(re.sub(r"[' ]", "", value).upper())
+        # Asked to spell, people fall back on the phonetic alphabet.
+        return speak_code(re.sub(r"[' ]", "", value).upper(), "nato" if spell else "letters")
     return value
+
+
+def heard_part(expected: str, heard: str) -> str:
+    """The part of the expected turn a listener can have heard: all of it, or, when it cut
+    in early, about as many words as it heard."""
+    want, got = words(expected), words(heard)
+    return " ".join(want[: max(len(got) + 3, int(len(got) * 1.3))])
 
 
 class ScriptedCaller:
@@ -108,7 +118,7 @@ class ScriptedCaller:
             return CallerTurn(text=REPEAT_REQUEST, kind="repeat_request")
         self.repeat_requests = 0
         expected = self.script.agent_text(self.position)
-        coverage = similarity(heard, expected)
+        coverage = similarity(heard, heard_part(expected, heard))
         on_script = coverage >= ON_SCRIPT and similarity(expected, heard) >= ON_SCRIPT_PRECISION
         if not on_script:
             # Only what the agent said beyond its expected turn can ask something new.

@@ -33,9 +33,12 @@ class SimulationConfig(BaseModel):
     trial: int = Field(default=0, ge=0)
     attempt: int = Field(default=1, ge=1)
     seed: int = Field(default=0, ge=0, description="Seed of every random choice of the attempt")
-    agent_stt: SttSpec = Field(default_factory=SttSpec, description="Reference agent's STT")
+    agent_stt: SttSpec = Field(
+        default_factory=lambda: SttSpec(grammar="codes"),
+        description="Reference agent's STT (code grammar for spelled answers)",
+    )
     agent_voice: VoiceSpec = Field(
-        default_factory=lambda: VoiceSpec(voice="en-us"), description="Reference agent's voice"
+        default_factory=lambda: VoiceSpec(voice="en-us+m3"), description="Reference agent's voice"
     )
     caller_stt: SttSpec = Field(default_factory=SttSpec, description="What the caller hears with")
     caller_voice: VoiceSpec | None = Field(

@@ -20,7 +20,8 @@ _REPEAT = re.compile(
 _SPELL = re.compile(r"\b(spell|spelling|letter by letter|one (letter|character) at a time)\b")
 _ASK = re.compile(
     r"\b(tell me|give me|provide|read me|read (it|that|out)|spell|repeat|what is|what's|"
-    r"may i have|can i have|could i have|please (say|confirm)|say (your|the))\b"
+    r"may i have|can i have|could i have|please (say|confirm)|say (your|the)|"
+    r"(could|can|would) you( please)?)\b"
 )
 _GIVE_UP = re.compile(
     r"\b(not able to (help|verify|find|complete|continue|proceed)|unable to "

@@ -52,7 +52,11 @@ def tone(seconds: float, freq: float = 440.0, dbfs: float = -12.0) -> bytes:
 
 def media(sid: str, payload: bytes) -> str:
     return json.dumps(
-        {"event": "media", "streamSid": sid, "media": {"payload": base64.b64encode(payload).decode()}}
+        {
+            "event": "media",
+            "streamSid": sid,
+            "media": {"payload": base64.b64encode(payload).decode()},
+        }
     )
 
 

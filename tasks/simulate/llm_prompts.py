@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from datetime import date
 from typing import Any
 
@@ -27,10 +28,13 @@ GENERIC_ERROR_SENTENCE = "I'm sorry, I encountered an error processing your requ
 TRANSFER_SENTENCE = "Transferring you to a live agent, please wait."
 TRANSFER_RESPONSE: dict[str, Any] = {"status": "transfer_initiated"}
 TRANSFER_TOOL = "transfer_to_agent"
+# Stands in for an empty transcript, so the model sees that something unintelligible was said.
+INAUDIBLE = "[inaudible]"
 
 # A caller that wants to hang up without having said a word says this much.
 CALLER_FINAL_GOODBYE = "Goodbye."
 END_CALL_TOOL_NAME = "end_call"
+_NUMBERED = re.compile(r"\d+[.)]\s")
 
 AGENT_VOICE_RULES = """\
 # How to speak
@@ -55,7 +59,7 @@ CALLER_RULES = """\
 # How to behave
 - You are the caller, not the agent. Speak only your own lines, one turn at a time, in
   short spoken sentences. Never write stage directions, labels, lists or markdown.
-- Share a piece of the information below only when the agent asks for it or when it is
+- Share a piece of the information above only when the agent asks for it or when it is
   needed to move on. Never invent facts you were not given; if asked something you do not
   know, say so.
 - When the agent asks you to spell or repeat something, do so, character by character for
@@ -139,7 +143,9 @@ def _bullets(items: Any) -> str:
     if isinstance(items, str):
         return f"- {items}" if items.strip() else ""
     if isinstance(items, list):
-        return "\n".join(f"- {_plain(item)}" for item in items if _plain(item))
+        texts = [_plain(item) for item in items if _plain(item)]
+        # Items that number themselves ("1. Start by ...") read better without a bullet.
+        return "\n".join(t if _NUMBERED.match(t) else f"- {t}" for t in texts)
     return ""
 
 

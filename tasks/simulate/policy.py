@@ -29,10 +29,10 @@ from pydantic import BaseModel, Field
 
 from scenarios.chaining import IdChainer, is_identifier
 from scenarios.models import Scenario
-from tasks.simulate.cues import is_empty, is_repeat_request, label_words
+from tasks.simulate.cues import is_empty, is_repeat_request
 from tasks.simulate.gateway import ToolGateway
 from tasks.simulate.script import ScriptStep, build_script
-from tasks.simulate.slots import SlotReader, alias_table, signature, tokens
+from tasks.simulate.slots import SlotReader, alias_table, signature, tokens, value_kind
 
 GREETING = "Hello! How can I help you today?"
 CLOSING = "Thank you for calling. Goodbye!"
@@ -103,8 +103,9 @@ def _key(value: Any) -> str:
 
 
 def _label(path: str) -> str:
+    """How the agent names a parameter when asking for it ("date_of_birth" -> "date of birth")."""
     last = path.split(".")[-1].split("[")[0]
-    return " ".join(label_words(last)) or last
+    return last.replace("_", " ").strip() or "answer"
 
 
 class ReferencePolicy:
@@ -155,7 +156,10 @@ class ReferencePolicy:
     def expects_code(self) -> bool:
         """The agent just asked the caller to spell something."""
         paused = self.paused
-        return paused is not None and paused.requests[paused.cursor].purpose == "retry"
+        if paused is None:
+            return False
+        request = paused.requests[paused.cursor]
+        return request.purpose == "retry" and value_kind(request.trace_value) == "text"
 
     def _reply(self, texts: list[str], kind: ReplyKind) -> AgentReply:
         text = " ".join(t.strip() for t in texts if t.strip()) or "Okay."

@@ -49,6 +49,7 @@ from tasks.simulate.stt_pool import PooledCallerRecognizer
 from tasks.simulate.voices import caller_voice, persona_style
 from tasks.simulate.wire_checks import AudioFormatMonitor, flood_problem, timing_event
 from tasks.voice.telephony import WIRE_RATE, from_wire
+from tasks.voice.vad import VadEvent
 
 CLOSE_TIMEOUT_S = 2.0
 # Beyond the call-time limit, the wall time an attempt may take to hang up and clean up.
@@ -93,6 +94,18 @@ class RealtimeClock:
         }
 
 
+def wire_time(event: VadEvent, frame_times: list[float]) -> VadEvent:
+    """A VAD event re-timed from the frame grid to when its frame really crossed the wire."""
+    if not frame_times:
+        return event
+    index = round(event.time_s / FRAME_S)
+    if event.kind == "speech_end":
+        at = frame_times[min(max(index - 1, 0), len(frame_times) - 1)] + FRAME_S
+    else:
+        at = frame_times[min(index, len(frame_times) - 1)]
+    return event.model_copy(update={"time_s": round(at, 4)})
+
+
 class RealtimeCallerSide(CallerSide):
     """:class:`CallerSide` on the wall clock; see the module docstring."""
 
@@ -104,6 +117,13 @@ class RealtimeCallerSide(CallerSide):
         self.ended: CallEnded | None = None
         self.hanging_up = False
         self.preparing: asyncio.Task[None] | None = None
+        # Wall (call) time each frame really crossed the wire, by frame index: the caller's
+        # when it was sent, the agent's when it would start playing on a phone (arrival,
+        # or when the audio queued before it ends). The timeline uses these, so neither
+        # the 20 ms tick grid nor a late wake-up of this loop shows up in it.
+        self.caller_sent: list[float] = []
+        self.agent_played: list[float] = []
+        self.agent_queue_end = 0.0
 
     async def run(self) -> tuple[EndReason, str | None, float]:
         call_sid = f"CA{self.stream_sid[2:]}"
@@ -126,6 +146,7 @@ class RealtimeCallerSide(CallerSide):
             return ended.reason, ended.error, tick * FRAME_S
         finally:
             self.hanging_up = True
+            await self._stop_background()
             reader.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await reader
@@ -142,10 +163,14 @@ class RealtimeCallerSide(CallerSide):
         await self.clock.sleep_until(t, record=True)
         self._raise_if_ended()
         caller_wire, clean, finished = await self._caller_frame(t)
-        await self._send_raw(wire.media_message(self.stream_sid, caller_wire, int(t * 1000), tick + 1))
+        self.caller_sent.append(self.clock.now())
+        await self._send_raw(
+            wire.media_message(self.stream_sid, caller_wire, int(t * 1000), tick + 1)
+        )
         if finished is not None:
             stop = wire.UserSpeechStop(
-                event="user_speech_stop", streamSid=self.stream_sid,
+                event="user_speech_stop",
+                streamSid=self.stream_sid,
                 timestamp_ms=int((t + FRAME_S) * 1000),
             )
             await self._send(stop)
@@ -167,12 +192,21 @@ class RealtimeCallerSide(CallerSide):
         pcm = np.zeros(WIRE_RATE // 50, np.float32)
         due = t + FRAME_S / 2
         if self.playout and self.playout[0][0] == "audio" and self.playout[0][2] <= due:
-            _, chunk, _ = self.playout.popleft()
+            _, chunk, arrived = self.playout.popleft()
+            played = max(arrived, self.agent_queue_end)
+            self.agent_queue_end = played + FRAME_S
+            self.agent_played.append(played)
             pcm = from_wire(chunk).samples
             self.heard.frames.append(pcm)
             self.heard.last_audio = t + FRAME_S
             await self._echo_marks()
+        else:
+            self.agent_played.append(t)
         return pcm
+
+    def _vad(self, events: list[VadEvent], source: str) -> None:
+        times = self.caller_sent if source == "caller" else self.agent_played
+        super()._vad([wire_time(event, times) for event in events], source)
 
     # ------------------------------------------------------------------ the caller thinks
 
@@ -189,10 +223,15 @@ class RealtimeCallerSide(CallerSide):
         self.preparing = asyncio.create_task(respond(t, start_at))
 
     async def _stop_background(self) -> None:
-        if self.preparing is not None and not self.preparing.done():
-            self.preparing.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self.preparing
+        """Cancel the caller's thinking (turn preparation, recognitions in flight)."""
+        tasks = [self.preparing, *getattr(self.heard, "pending", [])]
+        for task in tasks:
+            if task is not None and not task.done():
+                task.cancel()
+        for task in tasks:
+            if task is not None:
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await task
 
     # ------------------------------------------------------------------ the agent speaks
 
@@ -217,7 +256,9 @@ class RealtimeCallerSide(CallerSide):
     def _take(self, raw: Any, at: float) -> None:
         timing = timing_event(raw)
         if timing is not None:
-            event = TimelineEvent(t_s=round(at, 3), source="agent", kind="agent_timing", data=timing)
+            event = TimelineEvent(
+                t_s=round(at, 3), source="agent", kind="agent_timing", data=timing
+            )
             self.events.append(event)
             return
         message = wire.parse_agent_message(raw)
@@ -294,7 +335,15 @@ async def simulate_realtime_async(scenario: Scenario, config: SimulationConfig) 
             url, params = await _agent_url(stack, scenario, config, gateway)
             ws = await stack.enter_async_context(_open_ws(url, config))
             side = RealtimeCallerSide(
-                ws, caller, style, voice, recognizer, channel, gateway, config, rng,  # type: ignore[arg-type]
+                ws,
+                caller,
+                style,
+                voice,
+                recognizer,
+                channel,
+                gateway,
+                config,
+                rng,  # type: ignore[arg-type]
                 start_parameters=params,
             )
             gateway.now = side.clock.now

@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import signal
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from pydantic import ValidationError
@@ -26,6 +27,7 @@ from tasks.simulate.agents import AgentContext, UnsupportedModeError, get_agent
 from tasks.simulate.bridge_client import BridgeParametersError, HttpToolGateway, fetch_scenario
 from tasks.simulate.config import SimulationConfig
 from tasks.simulate.protocol import MAX_MESSAGE_BYTES, ProtocolError, Start, parse_caller_message
+from tasks.simulate.serve_timing import TurnTimer
 
 START_TIMEOUT_S = 10.0
 # Close codes (RFC 6455): 1008 policy violation, 1011 internal error.
@@ -73,16 +75,32 @@ async def read_until_start(ws: ServerConnection) -> tuple[list[str | bytes], Sta
             return consumed, message
 
 
-async def relay(source: ServerConnection | ClientConnection, sink: Any) -> None:
+async def relay(
+    source: ServerConnection | ClientConnection,
+    sink: Any,
+    watch: Callable[[Any], list[str] | None],
+) -> None:
     with contextlib.suppress(ConnectionClosed):
         async for raw in source:
             await sink.send(raw)
+            try:
+                extra = watch(raw) or []
+            except Exception:  # noqa: BLE001 - diagnostics must never break the call
+                extra = []
+            for message in extra:
+                await sink.send(message)
 
 
-async def relay_call(outer: ServerConnection, inner: ClientConnection) -> None:
-    """Forward frames both ways; when one side ends, end the other the same way."""
-    up = asyncio.create_task(relay(outer, inner))
-    down = asyncio.create_task(relay(inner, outer))
+async def relay_call(
+    outer: ServerConnection, inner: ClientConnection, timer: TurnTimer | None = None
+) -> None:
+    """Forward frames both ways; when one side ends, end the other the same way.
+
+    With a ``timer``, the agent's response times go to the caller as ``agent_timing``.
+    """
+    timer = timer or TurnTimer()
+    up = asyncio.create_task(relay(outer, inner, timer.on_caller))  # type: ignore[arg-type]
+    down = asyncio.create_task(relay(inner, outer, timer.on_agent))
     done, pending = await asyncio.wait({up, down}, return_when=asyncio.FIRST_COMPLETED)
     for task in pending:
         task.cancel()
@@ -108,11 +126,15 @@ async def handle_call(ws: ServerConnection, name: str, params: dict[str, Any]) -
         return
     ctx = AgentContext(scenario=scenario, tools=tools, config=call_config(name, params))
     try:
-        async with get_agent(name, "audio").serve(ctx) as inner_url:
-            async with connect(inner_url, max_size=MAX_MESSAGE_BYTES) as inner:
-                for raw in consumed:
-                    await inner.send(raw)
-                await relay_call(ws, inner)
+        async with (
+            get_agent(name, "audio").serve(ctx) as inner_url,
+            connect(inner_url, max_size=MAX_MESSAGE_BYTES, compression=None) as inner,
+        ):
+            timer = TurnTimer()
+            for raw in consumed:
+                timer.on_caller(raw)
+                await inner.send(raw)
+            await relay_call(ws, inner, timer)
     except Exception as exc:  # noqa: BLE001 - one broken call must not stop the server
         print(f"serve-agent: call failed: {exc!r}", file=sys.stderr, flush=True)
         with contextlib.suppress(ConnectionClosed):
@@ -137,7 +159,9 @@ async def serve_agent_async(
     async def on_connect(ws: ServerConnection) -> None:
         await handle_call(ws, name, settings)
 
-    async with serve(on_connect, host, port, max_size=MAX_MESSAGE_BYTES) as server:
+    async with serve(
+        on_connect, host, port, max_size=MAX_MESSAGE_BYTES, compression=None
+    ) as server:
         bound = next(iter(server.sockets)).getsockname()
         print(f"listening on ws://{host}:{bound[1]}", flush=True)
         await stop.wait()

@@ -17,11 +17,11 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from perturbations.audio import VoiceSpec
 from scenarios.models import Scenario
-from tasks.simulate.caller import CLOSING, FAILURE_CLOSING, REPEAT_REQUEST
+from tasks.simulate.caller import CLOSING, FAILURE_CLOSING, REPEAT_REQUEST, information_items
 from tasks.simulate.policy import CLOSING as AGENT_CLOSING
 from tasks.simulate.policy import GIVE_UP, GREETING
 from tasks.simulate.script import build_script
-from tasks.spoken import render_spoken
+from tasks.spoken import extract_entities, render_spoken
 from tasks.voice.corpus import domain_corpus
 from tasks.voice.stt import Recognizer, SttSpec
 
@@ -66,10 +66,10 @@ class CallerStyle(BaseModel):
 def persona_style(persona: str) -> CallerStyle:
     """Read the persona text for pace, patience and tidiness."""
     text = persona.lower()
-    if re.search(r"elderly|slow|older|retired|takes (her|his|their) time", text):
-        return CallerStyle(rate_wpm=135, pause_s=(0.9, 1.6))
     if re.search(r"impatient|frustrat|curt|rushed|in a hurry|aggressive", text):
-        return CallerStyle(rate_wpm=185, pause_s=(0.2, 0.5), barge_in_after_s=7.0)
+        return CallerStyle(rate_wpm=185, pause_s=(0.2, 0.5), barge_in_after_s=12.0)
+    if re.search(r"elderly|older adult|senior|retired|speaks? slowly|hard of hearing", text):
+        return CallerStyle(rate_wpm=135, pause_s=(0.9, 1.6))
     if re.search(r"forgetful|disorganized|scattered|rambl", text):
         return CallerStyle(rate_wpm=155, pause_s=(0.6, 1.2), disfluency=0.3)
     return CallerStyle()
@@ -95,10 +95,16 @@ def _corpus(texts: list[str], seed: int) -> list[str]:
     return domain_corpus([t for t in texts if t.strip()], CORPUS_SENTENCES, seed)
 
 
+def _value_templates(scenario: Scenario) -> list[str]:
+    """Bare caller answers in written form (``domain_corpus`` redraws their entities)."""
+    items = information_items(scenario.user_goal)
+    return [item.value for item in items if extract_entities(item.value)]
+
+
 def agent_recognizer(scenario: Scenario, spec: SttSpec, cache_dir: Path, seed: int) -> Recognizer:
     """The reference agent's ears: an LM over caller-side sentence templates."""
-    lines = build_script(scenario).user_lines
-    corpus = _corpus([*lines, *_CALLER_PHRASES], seed) if spec.lm == "domain" else None
+    lines = [*build_script(scenario).user_lines, *_value_templates(scenario), *_CALLER_PHRASES]
+    corpus = _corpus(lines, seed) if spec.lm == "domain" else None
     return Recognizer(spec, corpus, cache_dir / "lm")
 
 

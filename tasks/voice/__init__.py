@@ -7,3 +7,6 @@
 * ``telephony``: G.711 mu-law, ``resample``, ``to_wire``/``from_wire``, ``frames``;
 * ``vad``: ``EnergyVAD`` (streaming), ``speech_segments``.
 """
+
+# Registers the TTS-made "babble" noise source with perturbations.noise.
+import tasks.voice.babble  # noqa: E402, F401

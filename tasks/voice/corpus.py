@@ -45,7 +45,9 @@ def _redraw_date(text: str, rng: random.Random) -> str:
     if re.fullmatch(r"\d{1,2}/\d{1,2}/\d{4}", text):
         return f"{day.month}/{day.day}/{day.year}"
     with_year = re.search(r"\d{4}\b", text) is not None
-    return f"{MONTHS[day.month - 1].capitalize()} {day.day}" + (f", {day.year}" if with_year else "")
+    return f"{MONTHS[day.month - 1].capitalize()} {day.day}" + (
+        f", {day.year}" if with_year else ""
+    )
 
 
 def _redraw_amount(text: str, rng: random.Random) -> str:

@@ -19,6 +19,7 @@ one ``Recognizer`` per worker thread to decode in parallel.
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import threading
 from collections.abc import Callable
@@ -50,6 +51,14 @@ class SttSpec(BaseModel):
     )
     grammar: Literal["none", "codes"] = Field(
         default="none", description="'codes': JSGF symbol grammar for turns expecting a code."
+    )
+    code_alphabet: Literal["nato", "letters", "both"] = Field(
+        default="nato",
+        description="Symbols of the code grammar. Spelled letters are slow (RTF 3-5) and "
+        "rarely exact; NATO words are fast and far more accurate.",
+    )
+    grammar_beam: float | None = Field(
+        default=None, gt=0, lt=1, description="Beam of the grammar decoder (None: default)."
     )
     noise_floor_dbfs: float | None = Field(
         default=-50.0, le=-20, description="White-noise floor added before decoding (None: off)."
@@ -112,15 +121,18 @@ def build_domain_lm(sentences: list[str], cache_dir: Path | str) -> Path:
 CODE_LEAD_INS = ["it is", "my code is", "the code is", "the number is", "yes", "sure"]
 
 
-def code_symbols() -> list[str]:
-    """Words a spelled code is made of: letters, digit words, "oh", NATO words, "dash"."""
-    letters = [chr(c) for c in range(ord("a"), ord("z") + 1)]
-    return sorted(set(letters) | set(DIGIT_WORDS) | (set(NATO) - {"xray", "alfa", "juliett", "whisky"}) | {"oh"})
+def code_symbols(alphabet: Literal["nato", "letters", "both"] = "both") -> list[str]:
+    """Words a spelled code is made of: digit words, "oh" and letters and/or NATO words
+    (spellings the dictionary knows)."""
+    letters = {chr(c) for c in range(ord("a"), ord("z") + 1)}
+    nato = set(NATO) - {"xray", "alfa", "juliett", "whisky"}
+    chosen = {"nato": nato, "letters": letters, "both": nato | letters}[alphabet]
+    return sorted(chosen | set(DIGIT_WORDS) | {"oh"})
 
 
-def code_grammar() -> str:
+def code_grammar(alphabet: Literal["nato", "letters", "both"] = "nato") -> str:
     """JSGF grammar: an optional short lead-in, then one or more spelled symbols."""
-    symbols = " | ".join(code_symbols())
+    symbols = " | ".join(code_symbols(alphabet))
     return (
         "#JSGF V1.0;\ngrammar codes;\n"
         f"public <utterance> = [{' | '.join(CODE_LEAD_INS)}] (<symbol> | dash)+;\n"
@@ -177,6 +189,13 @@ def prepare_audio(clip: Clip, spec: SttSpec) -> np.ndarray:
 # ----------------------------------------------------------------------------- recognizer
 
 
+def default_cache_dir() -> Path:
+    """Where built LMs go when no cache_dir is given: $EVAFLOW_CACHE_DIR/lm or
+    ~/.cache/evaflow/lm (outside the repository, so caches are never committed)."""
+    root = os.environ.get("EVAFLOW_CACHE_DIR")
+    return (Path(root) if root else Path.home() / ".cache" / "evaflow") / "lm"
+
+
 class Recognizer:
     """Decode clips with one configured engine; see the module docstring on threads."""
 
@@ -184,7 +203,7 @@ class Recognizer:
         self,
         spec: SttSpec | None = None,
         corpus_sentences: list[str] | None = None,
-        cache_dir: Path | str = ".cache/evaflow/lm",
+        cache_dir: Path | str | None = None,
     ) -> None:
         self.spec = spec or SttSpec()
         if self.spec.lm == "domain" and not corpus_sentences:
@@ -192,7 +211,8 @@ class Recognizer:
                 "SttSpec.lm='domain' needs corpus_sentences (see tasks.voice.corpus.domain_corpus)"
             )
         factory = STT_ENGINES.get(self.spec.engine)
-        self._backend = factory(self.spec, corpus_sentences, Path(cache_dir))
+        cache = Path(cache_dir) if cache_dir is not None else default_cache_dir()
+        self._backend = factory(self.spec, corpus_sentences, cache)
         self._lock = threading.Lock()
 
     def recognize(self, clip: Clip, expect: Literal["code"] | None = None) -> str:

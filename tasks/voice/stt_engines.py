@@ -51,7 +51,7 @@ class PocketSphinxBackend:
         if spec.lm == "domain":
             assert corpus  # checked by Recognizer
             lm_path = build_domain_lm(corpus, cache_dir)
-            words = _arpa_words(lm_path) | set(code_symbols()) | {"dash"}
+            words = _arpa_words(lm_path) | set(code_symbols("both")) | {"dash"}
             words |= {w for lead in CODE_LEAD_INS for w in lead.split()}
             dictionary = build_small_dictionary(words, lm_path.with_suffix(".dict"))
         else:
@@ -59,23 +59,25 @@ class PocketSphinxBackend:
             dictionary = Path(get_model_path("en-us/cmudict-en-us.dict"))
         self.decoder = Decoder(lm=None, dict=str(dictionary), loglevel="FATAL")
         self.decoder.add_lm_file(_LM_SEARCH, str(lm_path))
-        self.has_grammar = spec.grammar == "codes"
-        if self.has_grammar:
-            self.decoder.add_jsgf_string(_CODE_SEARCH, code_grammar())
-        self._active = ""
-
-    def _activate(self, search: str) -> None:
-        if search != self._active:
-            self.decoder.activate_search(search)
-            self._active = search
+        self.decoder.activate_search(_LM_SEARCH)
+        # The grammar gets its own decoder: beams are decoder-wide settings.
+        self.grammar_decoder = None
+        if spec.grammar == "codes":
+            beams = {}
+            if spec.grammar_beam is not None:
+                beams = {"beam": spec.grammar_beam, "pbeam": spec.grammar_beam}
+            self.grammar_decoder = Decoder(lm=None, dict=str(dictionary), loglevel="FATAL", **beams)
+            self.grammar_decoder.add_jsgf_string(_CODE_SEARCH, code_grammar(spec.code_alphabet))
+            self.grammar_decoder.activate_search(_CODE_SEARCH)
 
     def recognize(self, pcm16k: np.ndarray, expect: Literal["code"] | None) -> str:
-        use_grammar = expect == "code" and self.has_grammar
-        self._activate(_CODE_SEARCH if use_grammar else _LM_SEARCH)
-        self.decoder.start_utt()
-        self.decoder.process_raw(pcm16k.tobytes(), no_search=False, full_utt=True)
-        self.decoder.end_utt()
-        hyp = self.decoder.hyp()
+        use_grammar = expect == "code" and self.grammar_decoder is not None
+        decoder = self.grammar_decoder if use_grammar else self.decoder
+        assert decoder is not None
+        decoder.start_utt()
+        decoder.process_raw(pcm16k.tobytes(), no_search=False, full_utt=True)
+        decoder.end_utt()
+        hyp = decoder.hyp()
         text = hyp.hypstr if hyp is not None else ""
         # Filler tokens like <sil> or [NOISE] never reach the hypothesis string, but
         # alternative pronunciations do ("a(2)"); strip those markers.

@@ -24,13 +24,20 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from scenarios.schema import function_name_map, openai_tool_schemas
-from tasks.llm_client import ChatClient, ChatEndpoint, ChatResult, ChatToolCall
+from tasks.llm_client import (
+    ChatClient,
+    ChatEndpoint,
+    ChatResult,
+    ChatToolCall,
+    parse_endpoint_params,
+)
 from tasks.records import TimelineEvent
 from tasks.simulate.agents import AGENTS, AgentContext
 from tasks.simulate.gateway import ToolGateway
 from tasks.simulate.llm_prompts import (
     GENERIC_ERROR_SENTENCE,
     GREETING,
+    INAUDIBLE,
     TRANSFER_RESPONSE,
     TRANSFER_SENTENCE,
     TRANSFER_TOOL,
@@ -51,6 +58,9 @@ class LLMAgentParams(ChatEndpoint):
     )
     history_user_messages: int = Field(
         default=30, ge=1, description="Caller messages of history sent to the model (spec 7.5)"
+    )
+    cascade: dict[str, Any] = Field(
+        default_factory=dict, description="Audio mode: the cascade's settings (CascadeSettings)"
     )
 
 
@@ -91,7 +101,7 @@ class LLMAgentSession:
         return AgentReply(text=GREETING, kind="greeting")
 
     def respond(self, heard: str) -> AgentReply:
-        self.history.append({"role": "user", "content": heard})
+        self.history.append({"role": "user", "content": heard.strip() or INAUDIBLE})
         spoken: list[str] = []
         for round_index in range(self.params.max_tool_rounds + 1):
             last_round = round_index == self.params.max_tool_rounds
@@ -215,7 +225,8 @@ class LLMAgent:
     version = VERSION
 
     def text_session(self, ctx: AgentContext) -> LLMAgentSession:
-        return LLMAgentSession(ctx, LLMAgentParams(**ctx.config.agent_params))
+        params = parse_endpoint_params(LLMAgentParams, ctx.config.agent_params, "llm agent")
+        return LLMAgentSession(ctx, params)
 
     def serve(self, ctx: AgentContext) -> AbstractAsyncContextManager[str]:
         from tasks.simulate.cascade import serve_cascade

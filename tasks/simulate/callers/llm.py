@@ -20,7 +20,7 @@ from typing import Any
 from pydantic import ConfigDict, Field
 
 from scenarios.models import Scenario
-from tasks.llm_client import ChatClient, ChatEndpoint, ChatResult
+from tasks.llm_client import ChatClient, ChatEndpoint, ChatResult, parse_endpoint_params
 from tasks.records import TimelineEvent
 from tasks.simulate.caller import CallerTurn, information_items
 from tasks.simulate.callers import CALLERS
@@ -32,6 +32,7 @@ from tasks.simulate.llm_prompts import (
     CALLER_REFUSAL_GOODBYE,
     CALLER_REFUSAL_INFORMATION,
     END_CALL_TOOL_NAME,
+    INAUDIBLE,
     caller_system_prompt,
     end_call_tool,
     prompt_hash,
@@ -39,7 +40,6 @@ from tasks.simulate.llm_prompts import (
 from tasks.simulate.slots import signature, tokens
 
 VERSION = "0.1"
-NOTHING_HEARD = "(no speech heard)"
 # Shorter values ("yes", "1") would be found by accident inside ordinary words.
 MIN_INFO_SIGNATURE = 4
 
@@ -87,7 +87,7 @@ class LLMCaller:
     def respond(self, heard: str) -> CallerTurn:
         if self.ended:
             return CallerTurn(text=CALLER_FINAL_GOODBYE, kind="closing", end_call=True)
-        self.history.append({"role": "user", "content": heard.strip() or NOTHING_HEARD})
+        self.history.append({"role": "user", "content": heard.strip() or INAUDIBLE})
         self.turns += 1
         if self.turns == 1 and self.params.scripted_opening and self.opening:
             return self._say(self.opening)
@@ -158,7 +158,7 @@ class LLMCallerDefinition:
     version = VERSION
 
     def build(self, scenario: Scenario, config: SimulationConfig) -> LLMCaller:
-        params = LLMCallerParams(**config.caller_params)
+        params = parse_endpoint_params(LLMCallerParams, config.caller_params, "llm caller")
         if params.send_seed and "seed" not in params.extra_body:
             extra = {**params.extra_body, "seed": config.seed + config.trial}
             params = params.model_copy(update={"extra_body": extra})

@@ -123,9 +123,23 @@ def test_user_speech_ratings(track: AudioInput) -> None:
         USER,
         track,
         "my last name is patel and my code is a b d one two three",
-        "i would like the flight",
+        "i would like the earliest flight",
     )
-    assert [t["rating"] for t in mixed["turns"]] == [1, 2]
+    assert [t["rating"] for t in mixed["turns"]] == [2, 2]  # a missed entity is not proof
+    silent = judge("user_speech_fidelity", USER, track, "", "the")
+    assert [t["rating"] for t in silent["turns"]] == [1, 1]
+
+
+def test_user_speech_spec_rule_on_request(track: AudioInput) -> None:
+    heard = scripted(
+        "my last name is patel and my code is a b d one two three",
+        "i would like the earliest flight tomorrow morning please",
+    )
+    params = {"transcriber": heard, "user_entity_error_rating": 1}
+    verdict = make_judge({"name": "offline", "params": params}).evaluate(
+        JudgeTask(metric="user_speech_fidelity", inputs=USER, audio=track)
+    )
+    assert [t["rating"] for t in json.loads(verdict.raw_text)["turns"]] == [1, 3]
 
 
 def test_tts_failure_modes(track: AudioInput) -> None:

@@ -69,8 +69,10 @@ def test_tool_calls_carry_turns_and_record_holds_dbs(
         assert record.final_db and record.initial_db
 
 
-def _with_garbled_caller(scenario: Scenario, monkeypatch: pytest.MonkeyPatch) -> AttemptRecord:
-    """The agent hears every spelled code with its first symbol wrong, every time."""
+def _with_garbled_caller(
+    scenario: Scenario, monkeypatch: pytest.MonkeyPatch, spelled_too: bool
+) -> AttemptRecord:
+    """The agent hears "EMP" as "ENP"; with ``spelled_too`` also when it is spelled out."""
     from tasks.simulate import text_mode
 
     real = text_mode.build_caller
@@ -81,26 +83,41 @@ def _with_garbled_caller(scenario: Scenario, monkeypatch: pytest.MonkeyPatch) ->
 
         def respond(self, heard: str):  # type: ignore[no-untyped-def]
             turn = self.inner.respond(heard)  # type: ignore[attr-defined]
-            text = turn.text.replace("E M P", "E N P").replace("EMP", "ENP")
+            text = turn.text.replace("E M P", "E N P")
+            if spelled_too:
+                text = text.replace("Echo Mike Papa", "Echo November Papa")
             return turn.model_copy(update={"text": text})
 
     monkeypatch.setattr(text_mode, "build_caller", lambda *a, **k: Garbling(real(*a, **k)))
     return simulate_text(scenario, SimulationConfig())
 
 
-def test_misheard_id_is_retried_once_then_agent_gives_up(
+def test_misheard_id_is_spelled_and_retried(
     eva_scenarios: list[Scenario], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     scenario = next(s for s in eva_scenarios if s.key == "itsm/14")
-    record = _with_garbled_caller(scenario, monkeypatch)
+    record = _with_garbled_caller(scenario, monkeypatch, spelled_too=False)
+    auth_calls = [c for c in record.tool_calls if c.tool_name == "verify_employee_auth"]
+    assert [c.status for c in auth_calls] == ["error", "success"]
+    assert auth_calls[0].params["employee_id"].startswith("ENP")
+    spoken = " ".join(t.intended_text for t in record.turns_of("assistant"))
+    assert "spell your employee id" in spoken
+    assert record.final_db_hash == record.expected_db_hash
+    first = next(e for e in record.entities if e.expected.startswith("EMP"))
+    assert first.heard is not None and first.heard.startswith("ENP") and not first.correct
+
+
+def test_agent_gives_up_after_one_failed_retry(
+    eva_scenarios: list[Scenario], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    scenario = next(s for s in eva_scenarios if s.key == "itsm/14")
+    record = _with_garbled_caller(scenario, monkeypatch, spelled_too=True)
     auth_calls = [c for c in record.tool_calls if c.tool_name == "verify_employee_auth"]
     assert len(auth_calls) == 2 and all(c.status == "error" for c in auth_calls)
-    assert all(c.params["employee_id"].startswith("ENP") for c in auth_calls)
     spoken = " ".join(t.intended_text for t in record.turns_of("assistant"))
-    assert "spell your employee id" in spoken and "not able to verify" in spoken
+    assert "not able to verify" in spoken
+    assert record.end_reason == "goodbye" and record.turns[-1].intended_text.startswith("Okay")
     assert record.final_db_hash != record.expected_db_hash
-    first = next(e for e in record.entities if e.expected.startswith("EMP"))
-    assert first.heard is not None and not first.correct
 
 
 def test_unknown_agent_and_caller_names_list_the_valid_ones() -> None:

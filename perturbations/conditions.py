@@ -1,0 +1,114 @@
+"""Named conditions = which perturbations a trial's caller goes through.
+
+Built-ins in ``CONDITIONS``: ``clean``, ``accent``, ``noise``, ``accent+noise``,
+``connection``. Users add combinations in YAML (``load_conditions_yaml``)::
+
+    conditions:
+      - name: street-10db
+        noise: {source: street, snr_db: 10}
+      - name: rp-bad-line
+        accent: {voices: [en-gb-x-rp]}
+        connection: {packet_loss: {loss_rate: 0.1}, codec: {bitrate_kbps: 8}}
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from perturbations.accent import AccentParams
+from perturbations.connection import ConnectionParams
+from perturbations.noise import NoiseParams
+from scenarios.registry import Registry
+
+
+class ConditionSpec(BaseModel):
+    """One named perturbation condition; every axis is optional (None = untouched)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str = Field(min_length=1, description="Condition name, e.g. 'accent+noise'.")
+    version: str = Field(default="1", description="Bump when the condition's meaning changes.")
+    description: str = Field(default="", description="One line for reports.")
+    accent: AccentParams | None = Field(default=None, description="Caller voice draw.")
+    noise: NoiseParams | None = Field(default=None, description="Background noise.")
+    connection: ConnectionParams | None = Field(default=None, description="Bad phone line.")
+
+    @property
+    def is_clean(self) -> bool:
+        return self.accent is None and self.noise is None and self.connection is None
+
+
+CONDITIONS: Registry[ConditionSpec] = Registry("condition")
+
+_DEFAULT_NOISE = NoiseParams(source="cafe", snr_db=15.0)
+for _spec in [
+    ConditionSpec(name="clean", description="No perturbation."),
+    ConditionSpec(name="accent", accent=AccentParams(), description="English accent voices."),
+    ConditionSpec(name="noise", noise=_DEFAULT_NOISE, description="Cafe noise at 15 dB SNR."),
+    ConditionSpec(
+        name="accent+noise",
+        accent=AccentParams(),
+        noise=_DEFAULT_NOISE,
+        description="Accent voices in cafe noise at 15 dB SNR.",
+    ),
+    ConditionSpec(
+        name="connection",
+        connection=ConnectionParams(),
+        description="Band limit, gain swings, 3% packet loss, jitter dropouts.",
+    ),
+]:
+    CONDITIONS.add(_spec.name, _spec)
+
+
+def get_condition(name: str) -> ConditionSpec:
+    """A registered condition (unknown names list the valid ones)."""
+    return CONDITIONS.get(name)
+
+
+def _describe(error: ValidationError) -> str:
+    parts = []
+    for item in error.errors():
+        field = ".".join(str(x) for x in item["loc"]) or "(root)"
+        parts.append(f"field '{field}': {item['msg']} (got {item.get('input')!r})")
+    return "; ".join(parts)
+
+
+def load_conditions_yaml(path: Path | str, register: bool = False) -> list[ConditionSpec]:
+    """Conditions from a YAML file (a ``conditions:`` list, a bare list, or a mapping of
+    name -> spec). ``register=True`` also adds them to ``CONDITIONS``.
+
+    Errors name the file, the entry and the field.
+    """
+    path = Path(path)
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise FileNotFoundError(f"conditions file not found: {path}") from None
+    except yaml.YAMLError as exc:
+        raise ValueError(f"{path}: not valid YAML: {exc}") from None
+    if isinstance(raw, dict) and "conditions" in raw:
+        raw = raw["conditions"]
+    if isinstance(raw, dict):
+        raw = [{"name": name, **(body or {})} for name, body in raw.items()]
+    if not isinstance(raw, list) or not raw:
+        raise ValueError(f"{path}: expected a non-empty list of conditions under 'conditions'")
+    specs: list[ConditionSpec] = []
+    for i, entry in enumerate(raw):
+        label = entry.get("name", "?") if isinstance(entry, dict) else "?"
+        if not isinstance(entry, dict):
+            raise ValueError(f"{path}: conditions[{i}] must be a mapping, got {entry!r}")
+        try:
+            specs.append(ConditionSpec.model_validate(entry))
+        except ValidationError as exc:
+            raise ValueError(f"{path}: conditions[{i}] ({label}): {_describe(exc)}") from None
+    names = [s.name for s in specs]
+    duplicates = sorted({n for n in names if names.count(n) > 1})
+    if duplicates:
+        raise ValueError(f"{path}: duplicate condition names {duplicates}")
+    if register:
+        for spec in specs:
+            CONDITIONS.add(spec.name, spec)
+    return specs

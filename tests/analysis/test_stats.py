@@ -1,0 +1,181 @@
+"""Statistics on known cases: permutation p-values, Holm, Pearson, the k^-1/2 fit, Pareto."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+from scipy import stats as sps
+
+from analysis.stats import (
+    fit_inverse_sqrt,
+    holm_bonferroni,
+    pareto_front,
+    pearson,
+    sign_flip_test,
+    significance_stars,
+)
+
+# --------------------------------------------------------------------------- sign-flip test
+
+
+def brute_force_p(deltas: list[float]) -> float:
+    """Enumerate sign patterns with itertools: the definition, written independently."""
+    observed = abs(sum(deltas) / len(deltas))
+    hits = 0
+    patterns = list(itertools.product((1, -1), repeat=len(deltas)))
+    for signs in patterns:
+        mean = sum(s * d for s, d in zip(signs, deltas, strict=True)) / len(deltas)
+        hits += abs(mean) >= observed - 1e-12
+    return hits / len(patterns)
+
+
+def test_all_positive_deltas_give_the_two_extreme_patterns() -> None:
+    # Only "all +" and "all -" reach |mean| = observed: p = 2 / 2^n.
+    for n in (3, 6, 10):
+        result = sign_flip_test([0.5] * n)
+        assert result.exact
+        assert result.p_value == pytest.approx(2 / 2**n)
+
+
+@pytest.mark.parametrize(
+    "deltas",
+    [[0.2, -0.1, 0.4, 0.3], [1.0, -1.0, 0.5, 0.25, -0.75], [0.1, 0.2, 0.3, -0.05, 0.0, 0.15, 0.4]],
+)
+def test_exact_p_matches_enumeration(deltas: list[float]) -> None:
+    assert sign_flip_test(deltas).p_value == pytest.approx(brute_force_p(deltas))
+
+
+def test_symmetric_deltas_are_not_significant_and_zero_deltas_give_one() -> None:
+    assert sign_flip_test([1.0, -1.0, 2.0, -2.0]).p_value == 1.0
+    zero = sign_flip_test([0.0, 0.0, 0.0])
+    assert zero.p_value == 1.0 and zero.observed == 0.0
+
+
+def test_monte_carlo_is_seeded_and_close_to_exact() -> None:
+    rng = np.random.default_rng(3)
+    deltas = rng.normal(0.15, 0.5, size=14).tolist()
+    exact = sign_flip_test(deltas).p_value
+    mc = sign_flip_test(deltas, n_permutations=20_000, seed=7, exact_max_n=0)
+    again = sign_flip_test(deltas, n_permutations=20_000, seed=7, exact_max_n=0)
+    assert not mc.exact and mc.p_value == again.p_value
+    # Binomial standard error of a 20k-draw estimate is below 0.004.
+    assert mc.p_value == pytest.approx(exact, abs=0.015)
+
+
+def test_large_clear_effect_has_tiny_p_and_nans_are_dropped() -> None:
+    deltas = [0.3] * 40 + [float("nan")] * 3
+    result = sign_flip_test(deltas, n_permutations=5000, seed=1)
+    assert result.n == 40 and not result.exact
+    assert result.p_value < 0.001
+    assert math.isnan(sign_flip_test([]).p_value)
+
+
+# --------------------------------------------------------------------------- Holm
+
+
+def test_holm_textbook_example() -> None:
+    # Four tests at alpha 0.05 (a standard worked example): sorted p 0.005, 0.01, 0.03, 0.04
+    # -> adjusted 4*0.005, 3*0.01, 2*0.03, max(0.06, 0.04) -> reject the first two only.
+    corrected, reject = holm_bonferroni([0.01, 0.04, 0.03, 0.005])
+    assert corrected == pytest.approx([0.03, 0.06, 0.06, 0.02])
+    assert reject == [True, False, False, True]
+
+
+def test_holm_step_down_stops_at_first_failure_and_caps_at_one() -> None:
+    corrected, reject = holm_bonferroni([0.001, 0.02, 0.5, 0.9], alpha=0.05)
+    assert corrected == pytest.approx([0.004, 0.06, 1.0, 1.0])
+    assert reject == [True, False, False, False]
+
+
+def test_holm_single_test_keeps_raw_p_and_skips_nan() -> None:
+    assert holm_bonferroni([0.03]) == ([0.03], [True])
+    corrected, reject = holm_bonferroni([float("nan"), 0.02, 0.04])
+    assert math.isnan(corrected[0]) and not reject[0]
+    assert corrected[1:] == pytest.approx([0.04, 0.04])
+
+
+def test_holm_is_never_below_raw_and_is_monotone_in_rank() -> None:
+    rng = np.random.default_rng(0)
+    for _ in range(50):
+        raw = rng.uniform(0, 0.2, size=rng.integers(1, 12))
+        corrected, _ = holm_bonferroni(raw.tolist())
+        order = np.argsort(raw)
+        assert all(c >= r - 1e-15 for c, r in zip(corrected, raw, strict=True))
+        assert np.all(np.diff(np.asarray(corrected)[order]) >= -1e-15)
+
+
+def test_stars() -> None:
+    assert [significance_stars(p) for p in (0.0004, 0.004, 0.04, 0.05, None)] == [
+        "***",
+        "**",
+        "*",
+        "",
+        "",
+    ]
+
+
+# --------------------------------------------------------------------------- Pearson
+
+
+def test_pearson_matches_the_t_test_formula() -> None:
+    x = [0.1, 0.4, 0.35, 0.8, 0.9, 0.55]
+    y = [0.0, 0.0, 1.0, 1.0, 1.0, 0.0]
+    result = pearson(x, y)
+    r = np.corrcoef(x, y)[0, 1]
+    t = r * math.sqrt((len(x) - 2) / (1 - r**2))
+    assert result.r == pytest.approx(r)
+    assert result.p_value == pytest.approx(2 * sps.t.sf(abs(t), len(x) - 2))
+
+
+def test_pearson_undefined_cases_are_nan() -> None:
+    assert math.isnan(pearson([1, 1, 1, 1], [0, 1, 0, 1]).r)
+    assert math.isnan(pearson([0.1, 0.2], [0.3, 0.4]).r)
+    assert pearson([1, 2, float("nan"), 4], [2, 4, 5, 8]).n == 3
+
+
+# --------------------------------------------------------------------------- k^-1/2 fit
+
+
+def test_inverse_sqrt_fit_recovers_the_law_from_noisy_draws() -> None:
+    rng = np.random.default_rng(11)
+    ks = np.arange(1, 11)
+    widths = 0.4 / np.sqrt(ks) * rng.normal(1.0, 0.02, size=ks.size)
+    fit = fit_inverse_sqrt(ks, widths)
+    assert fit.a == pytest.approx(0.4, rel=0.03)
+    assert fit.exponent == pytest.approx(-0.5, abs=0.05)
+    assert fit.r2 > 0.98
+
+
+def test_inverse_sqrt_fit_on_real_binomial_ci_widths() -> None:
+    # Widths of a normal-approximation CI of a mean of k Bernoulli(0.3) draws per unit.
+    p, units = 0.3, 400
+    ks = np.arange(1, 9)
+    widths = 2 * 1.96 * np.sqrt(p * (1 - p) / (units * ks))
+    fit = fit_inverse_sqrt(ks, widths)
+    assert fit.exponent == pytest.approx(-0.5, abs=1e-9)
+    assert fit.a == pytest.approx(widths[0], rel=1e-9)
+
+
+def test_flat_widths_are_not_inverse_sqrt() -> None:
+    fit = fit_inverse_sqrt([1, 2, 3, 4], [0.2, 0.2, 0.2, 0.2])
+    assert fit.exponent == pytest.approx(0.0, abs=1e-9)
+
+
+# --------------------------------------------------------------------------- Pareto
+
+
+def test_pareto_front_on_hand_made_points() -> None:
+    xs = [0.1, 0.5, 0.9, 0.4, 0.5, 0.2, float("nan")]
+    ys = [0.9, 0.5, 0.1, 0.4, 0.5, 0.95, 1.0]
+    # (0.4, 0.4) is dominated by (0.5, 0.5); (0.1, 0.9) by (0.2, 0.95); the duplicate
+    # (0.5, 0.5) points do not dominate each other; NaN is never on the front.
+    assert pareto_front(xs, ys) == [False, True, True, False, True, True, False]
+
+
+def test_pareto_front_ties_on_one_axis() -> None:
+    assert pareto_front([0.5, 0.5], [0.2, 0.3]) == [False, True]
+    with pytest.raises(ValueError, match="x values"):
+        pareto_front([0.1], [0.2, 0.3])

@@ -1,0 +1,95 @@
+"""Misbehaving agents, all at once next to a healthy one: every attempt ends with the right
+reason and status within its limits, nothing is left running, the healthy call is unharmed."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from scenarios.loader import load_eva_scenarios
+from scenarios.models import Scenario
+from tasks.records import AttemptRecord
+from tasks.simulate.config import SimulationConfig
+from tasks.simulate.fault_agents import serve_fault_agent
+from tasks.simulate.realtime import SHUTDOWN_GRACE_S, simulate_realtime_async
+from tests.tasks.simulate.test_external import check_timing, timing_pairs
+
+AGENT_TIMEOUT_S = 3.0
+MAX_DURATION_S = 12.0
+DELAYS_S = [0.9, 1.3]  # the healthy agent's answer delays (above its 0.7 s endpointing)
+# kind -> (end reason, status, error text that names the fault)
+EXPECTED: dict[str, tuple[str, str, str]] = {
+    "hang": ("agent_timeout", "agent_error", "no agent speech"),
+    "disconnect": ("agent_disconnected", "agent_error", "closed"),
+    "garbage": ("protocol_error", "agent_error", "invalid JSON"),
+    "wrong_format": ("protocol_error", "agent_error", "not 8 kHz mu-law"),
+    "never_ends": ("max_duration", "ok", ""),
+    "flood": ("protocol_error", "agent_error", "ahead of real time"),
+    "delay": ("max_duration", "ok", ""),
+}
+
+
+@pytest.fixture(scope="module")
+def scenario(eva_root: Path) -> Scenario:
+    return load_eva_scenarios(eva_root, record_ids=["airline/1.1.2"])[0]
+
+
+async def run_all(scenario: Scenario, cache: Path) -> tuple[dict[str, AttemptRecord], set[str]]:
+    async with contextlib.AsyncExitStack() as stack:
+        urls = {
+            kind: await stack.enter_async_context(serve_fault_agent(kind, delays_s=DELAYS_S))
+            for kind in EXPECTED
+        }
+
+        async def attempt(kind: str) -> AttemptRecord:
+            config = SimulationConfig(
+                agent=urls[kind],
+                mode="audio",
+                clock="realtime",
+                agent_timeout_s=AGENT_TIMEOUT_S,
+                max_duration_s=MAX_DURATION_S,
+                cache_dir=cache,
+            )
+            return await simulate_realtime_async(scenario, config)
+
+        records = await asyncio.gather(*(attempt(kind) for kind in EXPECTED))
+    leftover = {repr(t.get_coro()) for t in asyncio.all_tasks() if t is not asyncio.current_task()}
+    return dict(zip(EXPECTED, records, strict=True)), leftover
+
+
+def test_faulty_agents_end_with_the_right_reason_side_by_side(
+    scenario: Scenario, tmp_path: Path
+) -> None:
+    records, leftover = asyncio.run(run_all(scenario, tmp_path / "cache"))
+    assert leftover == set()
+    for kind, (reason, status, error) in EXPECTED.items():
+        record = records[kind]
+        assert (record.end_reason, record.status) == (reason, status), (kind, record.error)
+        assert error in (record.error or ""), (kind, record.error)
+        assert record.duration_s <= MAX_DURATION_S + 0.02, kind
+        assert record.wall_s < MAX_DURATION_S + SHUTDOWN_GRACE_S, kind
+        # Whatever happened, the record is complete and its timeline consistent.
+        assert record.final_db_hash == record.initial_db_hash, kind
+        for turn in record.turns:
+            assert all(s.end_s >= s.start_s for s in turn.segments), kind
+    assert records["hang"].duration_s == pytest.approx(AGENT_TIMEOUT_S, abs=0.1)
+    assert records["never_ends"].turns_of("user") == []  # it never let the caller speak
+    healthy = records["delay"]
+    pairs = timing_pairs(healthy)
+    assert len(pairs) >= 2
+    for (_, reported), injected in zip(pairs, DELAYS_S, strict=False):
+        assert abs(reported - injected) < 0.02  # the agent kept its schedule...
+    check_timing(healthy, pairs)  # ...and the harness measured it, other calls or not
+
+
+def test_an_unreachable_agent_is_an_agent_error(scenario: Scenario, tmp_path: Path) -> None:
+    config: dict[str, Any] = {"mode": "audio", "clock": "realtime", "cache_dir": tmp_path}
+    record = asyncio.run(
+        simulate_realtime_async(scenario, SimulationConfig(agent="ws://127.0.0.1:9/ws", **config))
+    )
+    assert (record.end_reason, record.status) == ("agent_disconnected", "agent_error")
+    assert "could not reach the agent" in (record.error or "")

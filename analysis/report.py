@@ -23,7 +23,7 @@ from analysis.data import RunData, load_run_data
 from analysis.report_html import CSS, slug
 from analysis.report_index import index_page, trials_page
 from analysis.report_pages import AttemptView, attempt_page
-from analysis.runner import run_one
+from analysis.runner import run_one, write_summary
 from tasks.store import Store
 
 DETAIL_TABLES = ("turns", "tool_calls", "metrics", "entities", "events")
@@ -83,7 +83,9 @@ REPORT_ORDER = (
 def _run_analyses(data: RunData, out: Path) -> list[AnalysisResult]:
     names = [n for n in REPORT_ORDER if n in ANALYSES]
     names += [n for n in ANALYSES.names() if n not in names]
-    return [run_one(name, data, out) for name in names]
+    results = [run_one(name, data, out) for name in names]
+    write_summary(results, out)
+    return results
 
 
 def _extract_audio(store: Store, run_id: str, out: Path) -> dict[str, dict[str, str]]:

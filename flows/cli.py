@@ -25,6 +25,11 @@ StoreOpt = Annotated[str, typer.Option("--store", help="Store root: directory or
 DEFAULT_STORE = "./evaflow-data"
 
 
+def emit_json(data: object) -> None:
+    """Machine-readable output: plain JSON on stdout, never wrapped or coloured."""
+    typer.echo(json.dumps(data, indent=2, default=str))
+
+
 def fail(message: str, code: int = 2) -> None:
     console.print(f"[bold red]error:[/] {message}", highlight=False)
     raise typer.Exit(code)
@@ -136,7 +141,7 @@ def run(
         fail(str(exc))
     summary = execute(config, verbose=verbose, show_progress=not as_json)
     if as_json:
-        out.print_json(json.dumps(summary_json(summary)))
+        emit_json(summary_json(summary))
     else:
         print_summary(summary)
 

@@ -10,7 +10,7 @@ import pandas as pd
 import typer
 from rich.table import Table
 
-from flows.cli import DEFAULT_STORE, app, console, fail, out
+from flows.cli import DEFAULT_STORE, app, console, emit_json, fail, out
 
 runs_app = typer.Typer(help="List and inspect stored runs.", no_args_is_help=True)
 scenarios_app = typer.Typer(
@@ -26,13 +26,9 @@ Store_ = Annotated[str, typer.Option("--store", help="Store root: directory or f
 
 def print_frame(frame: pd.DataFrame, fmt: str, title: str | None = None) -> None:
     if fmt == "csv":
-        out.print(frame.to_csv(index=False), end="", markup=False, highlight=False)
+        typer.echo(frame.to_csv(index=False), nl=False)
     elif fmt == "json":
-        out.print(
-            frame.to_json(orient="records", date_format="iso", default_handler=str),
-            markup=False,
-            highlight=False,
-        )
+        typer.echo(frame.to_json(orient="records", date_format="iso", default_handler=str))
     else:
         table = Table(title=title)
         for col in frame.columns:
@@ -146,7 +142,7 @@ def scenarios_show(
     found = [s for s in _load(eva_root, pack, [domain]) if s.id == rid]
     if not found:
         fail(f"no scenario {key!r} (expected DOMAIN/ID)")
-    out.print_json(found[0].model_dump_json(exclude={"initial_db", "expected_db"}))
+    typer.echo(found[0].model_dump_json(exclude={"initial_db", "expected_db"}, indent=2))
 
 
 @scenarios_app.command("validate")
@@ -178,7 +174,7 @@ def scenarios_replay(
     report = replay_reference(eva_root, reference, domains=_split(domains))
     data = report.model_dump()
     if as_json:
-        out.print_json(json.dumps(data))
+        emit_json(data)
         return
     table = Table(title="conformance replay")
     for col in ("domain", "records", "hash match", "calls", "response match", "failures"):
@@ -231,7 +227,7 @@ def judges_validate(
     report = validate_judge(set_dir, judge, _split(metric))
     data = report.model_dump()
     if as_json:
-        out.print_json(json.dumps(data, default=str))
+        emit_json(data)
         return
     table = Table(title=f"judge '{judge}' vs human labels")
     for col in ("metric", "n", "accuracy", "macro-F1", "kappa"):

@@ -20,6 +20,7 @@ from tasks.simulate.cues import (
     asks_to_spell,
     gives_up,
     is_empty,
+    is_repair,
     is_repeat_request,
     is_request,
     label_words,
@@ -126,7 +127,8 @@ class ScriptedCaller:
             requested = self._requested(extra)
             if requested and self.answers < MAX_ANSWERS:
                 self.answers += 1
-                spell = asks_to_spell(extra)
+                # Asked again after being misunderstood, people spell with care.
+                spell = asks_to_spell(extra) or is_repair(extra)
                 text = ". ".join(say_value(item.value, spell) for item in requested)
                 return self._turn(f"{text}.", "answer")
             if gives_up(extra):

@@ -60,6 +60,14 @@ def asks_to_spell(text: str) -> bool:
     return bool(_SPELL.search(plain(text)))
 
 
+_REPAIR = re.compile(r"\b(sorry|couldn'?t|could not|didn'?t|no match|match|again|spell)\b")
+
+
+def is_repair(text: str) -> bool:
+    """The listener did not get it: an apology, a failed match, a request to spell."""
+    return bool(_REPAIR.search(plain(text)))
+
+
 def is_request(text: str) -> bool:
     """The turn asks the listener for something (a value, a repetition, a spelling)."""
     said = plain(text)

@@ -312,52 +312,78 @@ async def _agent_url(
     return url, bridge.start_parameters()
 
 
-async def simulate_realtime_async(scenario: Scenario, config: SimulationConfig) -> AttemptRecord:
-    """One conversation on the real-time clock; never raises for agent faults."""
-    started = time.perf_counter()
-    config = config.model_copy(update={"mode": "audio", "clock": "realtime"})
-    record = new_record(scenario, config)
-    rng = _seed(config, scenario)
-    style = persona_style(str(scenario.user_config.get("user_persona") or ""))
-    voice = caller_voice(scenario, style, config.caller_voice)
-    channel = caller_channel(config.condition, rng.getrandbits(32), config.noise_dir)
-    # Decoding holds the GIL: in a worker process it cannot delay this or any other call.
-    recognizer = PooledCallerRecognizer(scenario, config.caller_stt, config.cache_dir, config.seed)
-    await asyncio.wrap_future(recognizer.warm())
-    caller = build_caller(config.caller, scenario, config)
-    gateway = new_gateway(scenario)
-    side: RealtimeCallerSide | None = None
-    reason: EndReason = "harness_error"
-    error: str | None = None
-    duration = 0.0
-    try:
-        async with AsyncExitStack() as stack:
-            url, params = await _agent_url(stack, scenario, config, gateway)
-            ws = await stack.enter_async_context(_open_ws(url, config))
-            side = RealtimeCallerSide(
-                ws,
-                caller,
-                style,
-                voice,
-                recognizer,
-                channel,
-                gateway,
-                config,
-                rng,  # type: ignore[arg-type]
-                start_parameters=params,
-            )
-            gateway.now = side.clock.now
-            limit = config.max_duration_s + SHUTDOWN_GRACE_S
-            reason, error, duration = await asyncio.wait_for(side.run(), timeout=limit)
-    except (OSError, InvalidHandshake, InvalidURI, TimeoutError) as exc:
-        if side is None:
-            reason, error = "agent_disconnected", f"could not reach the agent: {exc!r}"
-        else:
-            reason, error = "harness_error", f"call did not end in time: {exc!r}"
-    except Exception as exc:  # noqa: BLE001 - a harness bug is data, never a crash
-        reason, error = "harness_error", "".join(traceback.format_exception_only(exc)).strip()
-    finish_record(record, scenario, gateway, reason, error)
+class _Attempt:
+    """Everything an attempt needs before its call starts (built off the event loop)."""
+
+    def __init__(self, scenario: Scenario, config: SimulationConfig) -> None:
+        self.record = new_record(scenario, config)
+        self.rng = _seed(config, scenario)
+        self.style = persona_style(str(scenario.user_config.get("user_persona") or ""))
+        self.voice = caller_voice(scenario, self.style, config.caller_voice)
+        self.channel = caller_channel(config.condition, self.rng.getrandbits(32), config.noise_dir)
+        # Decoding holds the GIL: in a worker process it cannot delay this or any other call.
+        self.recognizer = PooledCallerRecognizer(
+            scenario, config.caller_stt, config.cache_dir, config.seed
+        )
+        self.caller = build_caller(config.caller, scenario, config)
+        self.gateway = new_gateway(scenario)
+
+    def side(self, ws: Any, config: SimulationConfig, params: dict[str, str]) -> RealtimeCallerSide:
+        return RealtimeCallerSide(
+            ws,
+            self.caller,
+            self.style,
+            self.voice,
+            self.recognizer,
+            self.channel,
+            self.gateway,
+            config,
+            self.rng,  # type: ignore[arg-type]
+            start_parameters=params,
+        )
+
+
+def _finish(
+    attempt: _Attempt,
+    scenario: Scenario,
+    config: SimulationConfig,
+    side: RealtimeCallerSide | None,
+    outcome: tuple[EndReason, str | None, float],
+) -> AttemptRecord:
+    reason, error, duration = outcome
+    record = finish_record(attempt.record, scenario, attempt.gateway, reason, error)
     if side is not None:
         _fill_from_call(record, side, duration, config)
+    return record
+
+
+async def simulate_realtime_async(scenario: Scenario, config: SimulationConfig) -> AttemptRecord:
+    """One conversation on the real-time clock; never raises for agent faults.
+
+    Set-up and bookkeeping (DB copies, hashes, WAV files) run in a worker thread so that
+    other calls sharing this event loop keep their 20 ms pace.
+    """
+    started = time.perf_counter()
+    config = config.model_copy(update={"mode": "audio", "clock": "realtime"})
+    attempt = await asyncio.to_thread(_Attempt, scenario, config)
+    await asyncio.wrap_future(attempt.recognizer.warm())
+    side: RealtimeCallerSide | None = None
+    outcome: tuple[EndReason, str | None, float] = ("harness_error", None, 0.0)
+    try:
+        async with AsyncExitStack() as stack:
+            url, params = await _agent_url(stack, scenario, config, attempt.gateway)
+            ws = await stack.enter_async_context(_open_ws(url, config))
+            side = attempt.side(ws, config, params)
+            attempt.gateway.now = side.clock.now
+            limit = config.max_duration_s + SHUTDOWN_GRACE_S
+            outcome = await asyncio.wait_for(side.run(), timeout=limit)
+    except (OSError, InvalidHandshake, InvalidURI, TimeoutError) as exc:
+        if side is None:
+            outcome = ("agent_disconnected", f"could not reach the agent: {exc!r}", 0.0)
+        else:
+            outcome = ("harness_error", f"call did not end in time: {exc!r}", 0.0)
+    except Exception as exc:  # noqa: BLE001 - a harness bug is data, never a crash
+        outcome = ("harness_error", "".join(traceback.format_exception_only(exc)).strip(), 0.0)
+    record = await asyncio.to_thread(_finish, attempt, scenario, config, side, outcome)
     record.wall_s = time.perf_counter() - started
     return record

@@ -309,11 +309,11 @@ def _valid_run(run: list[tuple[str, str, str]]) -> bool:
         return False
     kinds = [kind for _, kind, _ in run]
     letters = sum(k in ("letter", "nato") for k in kinds)
-    if "oh" in kinds and "digit" not in kinds:
-        return False
+    articles = sum(kind == "letter" and low in _ARTICLE_LETTERS for _, kind, low in run)
+    if "oh" in kinds and "digit" not in kinds and letters - articles < 2:
+        return False  # "oh, I see"; among spelled letters "oh" is the letter O
     if "nato" in kinds and letters < 2:
         return False  # "Delta one way" is an airline, not a code
-    articles = sum(kind == "letter" and low in _ARTICLE_LETTERS for _, kind, low in run)
     # Among digits, "a"/"i" are the article and the pronoun ("a two hour wait").
     return not (articles and letters == articles)
 
@@ -329,7 +329,9 @@ def _run_rule(toks: list[_Tok], i: int) -> tuple[str, int] | None:
         return None
     if not run:
         return None
-    return "".join(symbol for symbol, _, _ in run), j
+    has_digits = any(kind == "digit" for _, kind, _ in run)
+    text = "".join("O" if kind == "oh" and not has_digits else sym for sym, kind, _ in run)
+    return text, j
 
 
 def _number_rule(toks: list[_Tok], i: int) -> tuple[str, int] | None:

@@ -37,6 +37,7 @@ from tasks.spoken.words import DIGIT_WORDS, NATO
 from tasks.voice.telephony import resample
 
 DECODER_RATE = 16000
+MIN_INPUT_RATE = 8000  # telephone band; below it speech is not intelligible
 _LM_BUILDER_VERSION = "1"
 
 
@@ -91,7 +92,10 @@ STT_ENGINES: Registry[SttFactory] = Registry("STT engine")
 
 def lm_tokens(text: str) -> str:
     """One sentence as the decoder's words: spoken form, lower case, no punctuation."""
-    spoken = render_spoken(text).lower().replace("x-ray", "xray")
+    spoken = render_spoken(text)
+    # eSpeak spells short all-caps words ("PM", "ID", "NPI") letter by letter.
+    spoken = re.sub(r"\b[A-Z]{2,3}\b", lambda m: " ".join(m.group(0)), spoken)
+    spoken = spoken.lower().replace("x-ray", "xray")
     words = re.findall(r"[a-z]+(?:'[a-z]+)?", spoken)
     return " ".join("x-ray" if w == "xray" else w for w in words)
 
@@ -171,6 +175,10 @@ def prepare_audio(clip: Clip, spec: SttSpec) -> np.ndarray:
     The added noise is seeded by a constant, so the same clip always decodes the same way.
     """
     clip.validate()
+    if clip.rate < MIN_INPUT_RATE:
+        raise AudioError(
+            f"speech recognition needs at least {MIN_INPUT_RATE} Hz audio, got {clip.rate} Hz"
+        )
     source_rate = clip.rate
     samples = resample(clip, DECODER_RATE).samples.astype(np.float64)
     if spec.band_fill and source_rate < DECODER_RATE:

@@ -198,3 +198,10 @@ def test_trial_page_plays_audio_in_chromium(report_index: Path, tmp_path: Path) 
     assert "<audio" in dom and "<svg" in dom
     shown = probe(page, tmp_path)
     assert shown["audio"] == 3 and shown["playable"] == 3
+
+
+def test_spoken_codes_are_highlighted_too() -> None:
+    out = highlight("it's six three F F E V, dash", [("63FFEV", "ent-ok")])
+    assert out == 'it&#x27;s <mark class="ent-ok">six three F F E V</mark>, dash'
+    nato = highlight("Kilo Three X-ray nine", [("K3X9", "ent-miss")])
+    assert nato == '<mark class="ent-miss">Kilo Three X-ray nine</mark>'

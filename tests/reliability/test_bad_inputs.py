@@ -63,6 +63,11 @@ def snapshot(root: Path) -> dict[str, str]:
     }
 
 
+def flat(text: str) -> str:
+    """stderr without the line breaks rich adds at the terminal width."""
+    return text.replace("\n", "")
+
+
 def test_the_pack_fixture_loads(pack: Path) -> None:
     assert len(_load(pack)) == 2
 
@@ -152,10 +157,10 @@ def test_cli_rejects_impossible_values_before_touching_the_store(
     before = snapshot(stored_run)
     result = cli.run(["run", "--store", str(stored_run), "--trials", "0", "--run-id", RUN_ID])
     assert result.returncode == 2
-    assert "field 'trials'" in result.stderr and "got 0" in result.stderr
+    assert "field 'trials'" in flat(result.stderr) and "got 0" in flat(result.stderr)
     bad = write_config(tmp_path / "bad.yaml", store=str(stored_run), max_attempts=0)
     result = cli.run(["run", "--config", str(bad)])
-    assert result.returncode == 2 and f"{bad}: field 'max_attempts'" in result.stderr
+    assert result.returncode == 2 and f"{bad}: field 'max_attempts'" in flat(result.stderr)
     assert snapshot(stored_run) == before
 
 
@@ -171,8 +176,9 @@ def test_corrupt_partition_is_named_then_quarantined_and_resimulated(
     corrupt_copy = victim.read_bytes()
     with pytest.raises(StoreError, match=victim.name):
         Store(str(stored_run)).query(f"SELECT count(*) FROM {table}")
-    result = cli.run(["query", f"SELECT count(*) FROM {table}", "--store", str(stored_run)])
-    assert result.returncode == 2 and victim.name in result.stderr.replace("\n", "")
+    if table == "metrics":  # the command line says the same (one case is enough)
+        result = cli.run(["query", "SELECT count(*) FROM metrics", "--store", str(stored_run)])
+        assert result.returncode == 2 and victim.name in flat(result.stderr)
 
     resimulated = drive_run(base_config(stored_run), tiny_scenarios(), fake_trial)
     assert resimulated >= 1, "the quarantined batch's trials must be simulated again"
@@ -184,6 +190,7 @@ def test_corrupt_partition_is_named_then_quarantined_and_resimulated(
     assert snapshot(stored_run / table / "other-run") == other
 
 
+@pytest.mark.slow  # starts Prefect (~15-40 s); the loader tests above cover the messages
 def test_bad_scenario_pack_through_the_cli_loses_nothing(
     cli: CliRunner, stored_run: Path, pack: Path
 ) -> None:
@@ -195,7 +202,7 @@ def test_bad_scenario_pack_through_the_cli_loses_nothing(
          "--store", str(stored_run), "--run-id", "bad-pack"]
     )  # fmt: skip
     assert result.returncode != 0
-    assert str(dataset) in result.stderr and "invalid JSON at line" in result.stderr
+    assert str(dataset) in flat(result.stderr) and "invalid JSON at line" in flat(result.stderr)
     after = snapshot(stored_run)
     assert {k: after.get(k) for k in before} == before, "a stored file changed or vanished"
     assert not any("bad-pack" in k and "trials" in k for k in after)

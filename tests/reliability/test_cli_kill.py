@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 import pandas as pd
+import pytest
 
 from tests.reliability.cli import CliRunner, kill_group, write_config
 from tests.reliability.harness import assert_store_sound, drive_run
@@ -53,6 +54,7 @@ def _uninterrupted(fields: dict[str, object], store: Path) -> set[str]:
     return set(pd.read_parquet(store / "trials" / RUN_ID)["trial_key"])
 
 
+@pytest.mark.slow  # two Prefect processes and a baseline: about 2 minutes here
 def test_evaflow_run_sigkilled_and_rerun_stores_every_trial_once(
     cli: CliRunner, eva_root: Path, tmp_path: Path
 ) -> None:

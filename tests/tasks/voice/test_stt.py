@@ -1,0 +1,127 @@
+"""tasks.voice.stt: round trips synthesize -> perturb -> 8 kHz mu-law -> recognise."""
+
+from __future__ import annotations
+
+import importlib.util
+import time
+
+import jiwer
+import numpy as np
+import pytest
+
+from perturbations import VoiceSpec, derive_seed, make_channel
+from perturbations.audio import AudioError, Clip
+from scenarios.registry import UnknownNameError
+from tasks.spoken import normalize_spoken, render_spoken, speak_code
+from tasks.voice.stt import Recognizer, SttSpec, build_domain_lm, lm_tokens, prepare_audio
+from tasks.voice.telephony import from_wire, to_wire
+from tasks.voice.tts import synthesize
+
+SENTENCES = [
+    "My confirmation code is QX7RTA.",
+    "My employee ID is EMP193847.",
+    "I can pay up to $250.",
+    "Yes, please book the window seat.",
+]
+# Measured with this fixture (deterministic: same seed, same audio, same words): clean 0.0,
+# connection 0.0, noise 0.09, accent 0.55; bounds add a margin. Entity-heavy sentences.
+WER_BOUNDS = {"clean": 0.10, "connection": 0.15, "noise": 0.25, "accent": 0.70}
+
+
+def _wer_through_channel(recognizer: Recognizer, condition: str) -> float:
+    channel = make_channel(condition, derive_seed("tests", "stt", condition))
+    voice = channel.voice(VoiceSpec(voice="en-us+klatt3"))
+    refs, hyps = [], []
+    for sentence in SENTENCES:
+        spoken = render_spoken(sentence, "nato")
+        heard = recognizer.recognize(from_wire(to_wire(channel.speech(synthesize(spoken, voice)))))
+        refs.append(normalize_spoken(spoken))
+        hyps.append(normalize_spoken(heard) or "<nothing>")
+    return float(jiwer.wer(refs, hyps))
+
+
+@pytest.mark.parametrize("condition", list(WER_BOUNDS))
+def test_round_trip_wer_per_condition(recognizer: Recognizer, condition: str) -> None:
+    wer = _wer_through_channel(recognizer, condition)
+    assert wer <= WER_BOUNDS[condition], f"{condition}: WER {wer:.3f}"
+
+
+def test_recognition_is_deterministic(recognizer: Recognizer) -> None:
+    clip = from_wire(to_wire(synthesize(render_spoken(SENTENCES[3]), VoiceSpec(voice="en-us"))))
+    assert recognizer.recognize(clip) == recognizer.recognize(clip)
+    assert np.array_equal(prepare_audio(clip, recognizer.spec), prepare_audio(clip, recognizer.spec))
+
+
+def test_code_grammar_hears_nato_codes(recognizer: Recognizer) -> None:
+    codes = ["QX7RTA", "M62JCV", "BZIW48", "HEEWRM"]
+    voice = VoiceSpec(voice="en-us+klatt3")
+    heard = [
+        normalize_spoken(
+            recognizer.recognize(from_wire(to_wire(synthesize(speak_code(c, "nato"), voice))), "code")
+        )
+        for c in codes
+    ]
+    symbol_accuracy = 1 - float(jiwer.cer(codes, [h or "-" for h in heard]))
+    assert symbol_accuracy >= 0.6, heard
+
+
+def test_silence_gives_empty_text(recognizer: Recognizer) -> None:
+    assert recognizer.recognize(Clip.silence(1.0, 8000)) == ""
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda: Clip.silence(0.5, 4000), "at least 8000 Hz"),
+        (lambda: np.zeros(8000, np.float32), "expects a Clip"),
+    ],
+)
+def test_bad_audio_fails_before_the_engine(recognizer: Recognizer, make, message) -> None:
+    with pytest.raises(AudioError, match=message):
+        recognizer.recognize(make())
+
+
+def test_bad_expectation_is_rejected(recognizer: Recognizer) -> None:
+    with pytest.raises(ValueError, match="expect"):
+        recognizer.recognize(Clip.silence(0.5, 8000), expect="date")  # type: ignore[arg-type]
+
+
+def test_domain_lm_is_cached_by_content(corpus, tmp_path) -> None:
+    first = build_domain_lm(corpus[:200], tmp_path)
+    started = time.perf_counter()
+    again = build_domain_lm(list(reversed(corpus[:200])), tmp_path)  # same content, any order
+    assert again == first and time.perf_counter() - started < 1.0
+    other = build_domain_lm(corpus[:100], tmp_path)
+    assert other != first
+    assert "\\data\\" in first.read_text()
+
+
+def test_lm_tokens_are_decoder_words() -> None:
+    assert lm_tokens("My code is ZK3FFW, at 4:00 PM!") == "my code is z k three f f w at four p m"
+
+
+def test_domain_lm_needs_sentences(tmp_path) -> None:
+    with pytest.raises(ValueError, match="corpus_sentences"):
+        Recognizer(SttSpec(lm="domain"), None, tmp_path)
+    with pytest.raises(ValueError, match="no usable sentences"):
+        build_domain_lm(["", "  ", "!!"], tmp_path)
+
+
+def test_unknown_engine_lists_valid_names(tmp_path) -> None:
+    with pytest.raises(UnknownNameError, match="pocketsphinx"):
+        Recognizer(SttSpec(engine="kaldi", lm="general"), None, tmp_path)
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("faster_whisper") is not None, reason="faster-whisper installed"
+)
+def test_whisper_without_the_extra_says_how_to_install(tmp_path) -> None:
+    with pytest.raises(RuntimeError, match=r"evaflow\[whisper\]"):
+        Recognizer(SttSpec(engine="faster-whisper", lm="general"), None, tmp_path)
+
+
+@pytest.mark.slow
+def test_general_lm_loads_and_decodes(tmp_path) -> None:
+    recognizer = Recognizer(SttSpec(lm="general"), None, tmp_path)
+    clip = synthesize("yes please book the window seat", VoiceSpec(voice="en-us+klatt3"))
+    assert isinstance(recognizer.recognize(clip), str)

@@ -207,4 +207,7 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    # Run through the imported module so subcommands register on the same ``app``.
+    from flows.cli import main as _main
+
+    _main()

@@ -20,14 +20,13 @@ from tasks.config import ConfigError, ScenarioSource, load_config, parse_config
 from tasks.sources import load_source
 from tasks.store import Store, StoreError
 from tests.reliability.cli import CliRunner, write_config
+from tests.reliability.fakes import fake_trial, tiny_scenarios
 from tests.reliability.harness import (
     assert_same_contents,
     assert_store_sound,
     base_config,
     drive_run,
-    fake_trial,
     table_contents,
-    tiny_scenarios,
 )
 
 RUN_ID = "kill-run"

@@ -21,6 +21,7 @@ from typing import Any
 import pandas as pd
 import pytest
 
+from tests.reliability.fakes import fake_trial, tiny_scenarios
 from tests.reliability.harness import (
     CRASH_TARGETS,
     SimulatedCrash,
@@ -31,9 +32,7 @@ from tests.reliability.harness import (
     crash_at,
     crashing_trials,
     drive_run,
-    fake_trial,
     table_contents,
-    tiny_scenarios,
 )
 
 REPO = Path(__file__).resolve().parents[2]

@@ -172,6 +172,30 @@ def _draw_front(ax: Axes, frame: pd.DataFrame, color: str, label: str) -> None:
     )
 
 
+def _points(ax: Axes, frame: pd.DataFrame, numbered: bool) -> None:
+    """One marker style per group, CI whiskers, and a label (bold on the front) per point."""
+    for g, group in enumerate(dict.fromkeys(frame["group"])):
+        sub = frame[frame["group"] == group]
+        ax.errorbar(sub["eva_a"], sub["eva_x"], xerr=_errors(sub, "eva_a"),
+                    yerr=_errors(sub, "eva_x"), fmt=GROUP_MARKERS.get(str(group), "o"),
+                    color=color_for(g), ecolor="#bbbbbb", elinewidth=0.8, markersize=6,
+                    label=str(group), linestyle="none")  # fmt: skip
+    for i, row in enumerate(frame.itertuples(index=False)):
+        ax.annotate(str(i + 1) if numbered else str(row.system), (row.eva_a, row.eva_x),
+                    xytext=(4, 3), textcoords="offset points", fontsize=7,
+                    fontweight="bold" if row.on_front else "normal")  # fmt: skip
+
+
+def _overlay(ax: Axes, overlay: pd.DataFrame) -> None:
+    """A run's own systems: red stars labelled with their names."""
+    ax.errorbar(overlay["eva_a"], overlay["eva_x"], xerr=_errors(overlay, "eva_a"),
+                yerr=_errors(overlay, "eva_x"), fmt="*", color="#C44E52", markersize=12,
+                ecolor="#e6a1a3", linestyle="none", label="your run")  # fmt: skip
+    for row in overlay.itertuples(index=False):
+        ax.annotate(str(row.system), (row.eva_a, row.eva_x), xytext=(5, -9),
+                    textcoords="offset points", fontsize=7, color="#C44E52")  # fmt: skip
+
+
 def pareto_axes(
     ax: Axes,
     frame: pd.DataFrame,
@@ -180,58 +204,10 @@ def pareto_axes(
     numbered: bool = False,
 ) -> None:
     """EVA-A (x) vs EVA-X (y) with CI whiskers, the Pareto front, and optional extra points."""
-    groups = list(dict.fromkeys(frame["group"]))
-    for g, group in enumerate(groups):
-        sub = frame[frame["group"] == group]
-        xerr = _errors(sub, "eva_a")
-        yerr = _errors(sub, "eva_x")
-        ax.errorbar(
-            sub["eva_a"],
-            sub["eva_x"],
-            xerr=xerr,
-            yerr=yerr,
-            fmt=GROUP_MARKERS.get(str(group), "o"),
-            color=color_for(g),
-            ecolor="#bbbbbb",
-            elinewidth=0.8,
-            markersize=6,
-            label=str(group),
-            linestyle="none",
-        )
-    for i, row in enumerate(frame.itertuples(index=False)):
-        text = str(i + 1) if numbered else str(row.system)
-        weight = "bold" if row.on_front else "normal"
-        ax.annotate(
-            text,
-            (row.eva_a, row.eva_x),
-            xytext=(4, 3),
-            textcoords="offset points",
-            fontsize=7,
-            fontweight=weight,
-        )
+    _points(ax, frame, numbered)
     _draw_front(ax, frame, "#333333", "Pareto front")
     if overlay is not None and not overlay.empty:
-        ax.errorbar(
-            overlay["eva_a"],
-            overlay["eva_x"],
-            xerr=_errors(overlay, "eva_a"),
-            yerr=_errors(overlay, "eva_x"),
-            fmt="*",
-            color="#C44E52",
-            markersize=12,
-            ecolor="#e6a1a3",
-            linestyle="none",
-            label="your run",
-        )
-        for row in overlay.itertuples(index=False):
-            ax.annotate(
-                str(row.system),
-                (row.eva_a, row.eva_x),
-                xytext=(5, -9),
-                textcoords="offset points",
-                fontsize=7,
-                color="#C44E52",
-            )
+        _overlay(ax, overlay)
     ax.axvline(0.5, color="#999999", linewidth=0.6, linestyle=":")
     ax.axhline(0.5, color="#999999", linewidth=0.6, linestyle=":")
     ax.set_xlim(-0.02, 1.02)

@@ -16,11 +16,10 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
-import pyarrow as pa
 
 from analysis.base import ANALYSES, AnalysisResult
 from analysis.data import RunData, load_run_data
-from analysis.report_html import CSS, slug
+from analysis.report_html import CSS, records, slug
 from analysis.report_index import index_page, trials_page
 from analysis.report_pages import AttemptView, attempt_page
 from analysis.runner import run_one, write_summary
@@ -135,11 +134,6 @@ def _write_attempt_pages(
                 attempt_page(view, siblings, run_id), encoding="utf-8"
             )
     return hrefs
-
-
-def records(frame: pd.DataFrame) -> list[dict[str, Any]]:
-    """DataFrame rows as dicts with None for nulls (via Arrow: much faster than pandas)."""
-    return pa.Table.from_pandas(frame, preserve_index=False).to_pylist()
 
 
 def _rows_by_attempt(store: Store, run_id: str, name: str) -> dict[str, list[dict[str, Any]]]:

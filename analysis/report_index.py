@@ -17,6 +17,7 @@ from analysis.report_html import (
     page,
     pill,
     pretty_json,
+    records,
     table,
     with_ci,
 )
@@ -260,60 +261,40 @@ def index_page(
     )
 
 
+TRIAL_HEADERS = ["system", "domain", "scenario", "condition", "trial", "attempt", "", "verdict",
+                 "status", "end reason", *TRIAL_METRICS, "key-entity acc.", ""]  # fmt: skip
+
+
+def _trial_row(t: dict[str, Any], values: pd.DataFrame, key: pd.Series, href: str) -> list[str]:
+    aid = t["attempt_id"]
+    metric_cells = [
+        num_cell(values.at[aid, m] if aid in values.index and m in values.columns else None, 2,
+                 colour=True)
+        for m in TRIAL_METRICS
+    ]  # fmt: skip
+    return [
+        esc(t["system"]), esc(t["domain"]), esc(t["scenario_id"]), esc(t["condition"]),
+        num_cell(t["trial"], 0), num_cell(t["attempt"], 0),
+        pill("final", "info") if t["final"] else "",
+        pill("valid", "ok") if t["valid"] else pill("invalid", "fail"),
+        esc(t["status"]), esc(t["end_reason"]), *metric_cells,
+        num_cell(key.get(aid), 2, colour=True), f'<a href="{esc(href)}">open</a>',
+    ]  # fmt: skip
+
+
 def trials_page(
     run_id: str, trials: pd.DataFrame, metrics: pd.DataFrame, data: RunData, hrefs: dict[str, str]
 ) -> str:
+    """Every attempt of the run with its verdict, headline metrics and a link to its page."""
     top = metrics[metrics["parent"].isna() & metrics["metric"].isin(TRIAL_METRICS)]
     values = top.assign(v=top["normalized_score"].fillna(top["score"])).pivot_table(
         index="attempt_id", columns="metric", values="v", aggfunc="first"
     )
     key = data.values[data.values["metric"] == KEY_ENTITY_METRIC].set_index("attempt_id")["value"]
-    rows = []
-    for t in trials.sort_values(
-        ["system", "domain", "scenario_id", "condition", "trial", "attempt"]
-    ).to_dict("records"):
-        aid = t["attempt_id"]
-        metric_cells = [
-            num_cell(
-                values.at[aid, m] if aid in values.index and m in values.columns else None,
-                2,
-                colour=True,
-            )
-            for m in TRIAL_METRICS
-        ]
-        rows.append(
-            [
-                esc(t["system"]),
-                esc(t["domain"]),
-                esc(t["scenario_id"]),
-                esc(t["condition"]),
-                num_cell(t["trial"], 0),
-                num_cell(t["attempt"], 0),
-                pill("final", "info") if t["final"] else "",
-                pill("valid", "ok") if t["valid"] else pill("invalid", "fail"),
-                esc(t["status"]),
-                esc(t["end_reason"]),
-                *metric_cells,
-                num_cell(key.get(aid), 2, colour=True),
-                f'<a href="{esc(hrefs[aid])}">open</a>',
-            ]
-        )
-    headers = [
-        "system",
-        "domain",
-        "scenario",
-        "condition",
-        "trial",
-        "attempt",
-        "",
-        "verdict",
-        "status",
-        "end reason",
-        *TRIAL_METRICS,
-        "key-entity acc.",
-        "",
-    ]
-    body = '<p><a href="index.html">← back to the report</a></p>' + table(headers, rows)
+    order = ["system", "domain", "scenario_id", "condition", "trial", "attempt"]
+    rows = [_trial_row(t, values, key, hrefs[t["attempt_id"]])
+            for t in records(trials.sort_values(order))]  # fmt: skip
+    body = '<p><a href="index.html">← back to the report</a></p>' + table(TRIAL_HEADERS, rows)
     return page(
         f"evaflow report · {run_id} · trials", body, "report.css", f"{len(trials)} attempts"
     )

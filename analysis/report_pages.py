@@ -133,47 +133,32 @@ def _entity_marks(entities: Rows, turn_id: int, side: str) -> list[tuple[str, st
     return marks
 
 
+TRANSCRIPT_HEADERS = ["speaker", "turn", "intended (said)", "heard (by the other side)",
+                      "start s", "latency s", "flags"]  # fmt: skip
+
+
+def _transcript_row(t: dict[str, Any], entities: Rows) -> list[str]:
+    user = t["role"] == "user"
+    said_marks = _entity_marks(entities, t["turn_id"], "expected" if user else "heard")
+    flags = [name for name, on in (("interrupted", t.get("interrupted")),
+                                   ("barge-in", t.get("interrupts"))) if on]  # fmt: skip
+    return [
+        f'<td class="role">{esc("caller" if user else "agent")}</td>',
+        num_cell(t.get("turn_id"), 0),
+        highlight(t.get("intended_text") or "", said_marks),
+        highlight(t.get("heard_text") or "", _entity_marks(entities, t["turn_id"], "heard")),
+        num_cell(t.get("start_s"), 2),
+        num_cell(t.get("latency_s"), 2),
+        esc(", ".join(flags)),
+    ]
+
+
 def transcript_section(view: AttemptView) -> str:
     if not view.turns:
         return "<h2>Transcript</h2><p class=note>No turns stored.</p>"
-    rows = []
-    entities = view.entities
-    # Within an exchange the caller speaks first ("user" sorts after "assistant").
-    for t in sorted(view.turns, key=lambda r: (r.get("turn_id") or 0, r.get("role") != "user")):
-        user = t["role"] == "user"
-        said = highlight(
-            t.get("intended_text") or "",
-            _entity_marks(entities, t["turn_id"], "expected" if user else "heard"),
-        )
-        heard = highlight(t.get("heard_text") or "", _entity_marks(entities, t["turn_id"], "heard"))
-        flags = [
-            f
-            for f, on in (("interrupted", t.get("interrupted")), ("barge-in", t.get("interrupts")))
-            if on
-        ]
-        rows.append(
-            [
-                f'<td class="role">{esc("caller" if user else "agent")}</td>',
-                num_cell(t.get("turn_id"), 0),
-                said,
-                heard,
-                num_cell(t.get("start_s"), 2),
-                num_cell(t.get("latency_s"), 2),
-                esc(", ".join(flags)),
-            ]
-        )
-    body = table(
-        [
-            "speaker",
-            "turn",
-            "intended (said)",
-            "heard (by the other side)",
-            "start s",
-            "latency s",
-            "flags",
-        ],
-        rows,
-    )
+    # Turn n pairs caller utterance n with the agent's reply to it: caller first.
+    ordered = sorted(view.turns, key=lambda r: (r.get("turn_id") or 0, r.get("role") != "user"))
+    body = table(TRANSCRIPT_HEADERS, [_transcript_row(t, view.entities) for t in ordered])
     body = body.replace(
         '<tr><td class="role">caller', '<tr class=turn-user><td class="role">caller'
     )

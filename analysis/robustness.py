@@ -82,6 +82,12 @@ class RobustnessConfig(BaseModel):
     n_bootstrap: int = Field(default=1000, ge=100, description="Bootstrap resamples per CI")
     seed: int = Field(default=42, ge=0, description="Base seed of every cell's seed")
     min_trials: int = Field(default=1, ge=1, description="Trials a scenario needs in both arms")
+    expected_scenarios: int | None = Field(
+        default=None,
+        ge=1,
+        description="Completeness gate (spec 8.3): a system is left out unless every domain x "
+        "condition has this many matched scenarios with min_trials trials; None: no gate",
+    )
 
 
 def scenario_deltas(data: RunData, config: RobustnessConfig) -> pd.DataFrame:
@@ -111,7 +117,17 @@ def completeness(data: RunData, deltas: pd.DataFrame, config: RobustnessConfig) 
     out = base.join(per).join(matched.rename("matched_scenarios")).reset_index()
     out["matched_scenarios"] = out["matched_scenarios"].fillna(0).astype(int)
     out.loc[out["condition"] == config.baseline, "matched_scenarios"] = out["scenarios"]
+    out["complete"] = (out["min_trials"] >= config.min_trials) & (
+        out["matched_scenarios"] >= (config.expected_scenarios or 0)
+    )
     return out
+
+
+def incomplete_systems(table: pd.DataFrame, config: RobustnessConfig) -> list[str]:
+    """Systems the completeness gate leaves out (none when the gate is off)."""
+    if config.expected_scenarios is None:
+        return []
+    return sorted(table.loc[~table["complete"], "system"].unique())
 
 
 def _cell(deltas: pd.DataFrame, config: RobustnessConfig, keys: tuple[Any, ...]) -> dict:
@@ -177,10 +193,13 @@ def cell_tests(deltas: pd.DataFrame, config: RobustnessConfig) -> pd.DataFrame:
 
 def robustness_tables(data: RunData, config: RobustnessConfig) -> dict[str, pd.DataFrame]:
     deltas = scenario_deltas(data, config)
+    complete = completeness(data, deltas, config)
+    dropped = incomplete_systems(complete, config)
+    deltas = deltas[~deltas["system"].isin(dropped)]
     cells = cell_tests(deltas, config)
     return {
         "robustness_scenario_deltas": deltas,
-        "robustness_completeness": completeness(data, deltas, config),
+        "robustness_completeness": complete,
         "robustness_per_domain": cells[cells["family"] == "per_domain"].drop(columns="family"),
         "robustness_pooled": cells[cells["family"] == "pooled"].drop(columns="family"),
     }
@@ -241,8 +260,11 @@ def analyze_robustness(data: RunData, out_dir: Path, params: dict[str, Any]) -> 
     tables = robustness_tables(data, config)
     pooled = tables["robustness_pooled"]
     if pooled.empty:
+        dropped = incomplete_systems(tables["robustness_completeness"], config)
+        why = f"; incomplete: {', '.join(dropped)}" if dropped else ""
         return skipped(
-            "robustness", "no scenario was run under both the baseline and a perturbed condition"
+            "robustness",
+            f"no system has scenarios under both the baseline and a perturbed condition{why}",
         )
     metrics = present(data, config.metrics)
     significant = pooled[pooled["reject"]]
@@ -252,6 +274,7 @@ def analyze_robustness(data: RunData, out_dir: Path, params: dict[str, Any]) -> 
             f"{r.system} {r.condition} {r.metric}: {r.observed_mean_delta:+.3f}{r.stars}"
             for r in significant.itertuples()
         ],
+        "excluded_incomplete": incomplete_systems(tables["robustness_completeness"], config),
     }
     return AnalysisResult(
         name="robustness",

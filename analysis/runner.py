@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import traceback
 from pathlib import Path
 from typing import Any
@@ -82,9 +83,25 @@ def run_published(
     return result
 
 
+def json_safe(value: Any) -> Any:
+    """NaN and infinities become null, so the output is strict JSON (browsers reject NaN)."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {str(k): json_safe(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [json_safe(v) for v in value]
+    return value
+
+
+def result_json(result: AnalysisResult) -> dict[str, Any]:
+    """The JSON-ready summary of a result (paths, status, headline numbers; no tables)."""
+    return json_safe(result.model_dump(mode="json"))  # type: ignore[no-any-return]
+
+
 def write_summary(results: list[AnalysisResult], out_dir: Path) -> Path:
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / "summary.json"
-    payload = [r.model_dump(mode="json") for r in results]
-    path.write_text(json.dumps(payload, indent=2, default=str, allow_nan=True), encoding="utf-8")
+    payload = [result_json(r) for r in results]
+    path.write_text(json.dumps(payload, indent=2, default=str, allow_nan=False), encoding="utf-8")
     return path

@@ -229,7 +229,7 @@ def _decoupling_figure(table: pd.DataFrame) -> Figure:
         ("faithful_but_failed", "faithful, task failed"),
         ("neither", "neither"),
     ]
-    fig = Figure(figsize=(6.8, 1.4 + 0.45 * len(table)), layout="constrained")
+    fig = Figure(figsize=(6.8, 1.9 + 0.45 * len(table)), layout="constrained")
     ax = fig.add_subplot()
     left = np.zeros(len(table))
     for i, (col, label) in enumerate(cells):
@@ -238,7 +238,7 @@ def _decoupling_figure(table: pd.DataFrame) -> Figure:
         left += share
     ax.set_xlim(0, 1)
     ax.set_xlabel("share of kept conversations")
-    ax.legend(fontsize=7, loc="lower right")
+    fig.legend(fontsize=7, loc="outside lower center", ncols=2)
     ax.set_title("Faithfulness vs task completion", fontsize=10)
     return fig
 

@@ -12,11 +12,14 @@ peak RSS and samples the process tree, whose Prefect server is a separate proces
 from __future__ import annotations
 
 import math
+import shutil
 import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
 
 from benchmarks.common import (
     BENCHMARKS,
@@ -57,10 +60,27 @@ class _StageClock:
         setattr(owner, attr, timed)
 
 
-def text_run(
-    store: str, eva_root: str, attempts: int, workers: int, prefect_home: str
-) -> dict[str, Any]:
-    """Child: one ``evaflow run --mode text`` of about ``attempts`` trials, instrumented."""
+class RunPlan(BaseModel):
+    """The instrumented run: which records, how many trials, which mode."""
+
+    model_config = ConfigDict(frozen=True)
+    label: str = Field(description="Names the figures, e.g. 'text-mode run'")
+    mode: str = Field(default="text", description="text or audio")
+    trials: int = Field(default=1, ge=1)
+    limit: int | None = Field(default=None, description="Records per domain (all if unset)")
+    domains: list[str] | None = None
+    workers: int = 2
+
+
+def plan_for(n_scenarios: int, attempts: int) -> RunPlan:
+    """Text-mode trials enough for ``attempts`` attempts (the first try of each trial)."""
+    trials = max(1, math.ceil(attempts / n_scenarios))
+    limit = math.ceil(attempts / 3) if trials == 1 and attempts < n_scenarios else None
+    return RunPlan(label="text-mode run", trials=trials, limit=limit)
+
+
+def instrumented_run(store: str, eva_root: str, plan: dict[str, Any], prefect_home: str) -> dict:
+    """Child: one ``evaflow run`` (``flows.cli.execute``) with its stages timed."""
     import os
 
     os.environ["PREFECT_HOME"] = prefect_home
@@ -70,20 +90,22 @@ def text_run(
     import tasks.simulate_bridge
     import tasks.summary
     from flows.cli import execute
-    from tasks.config import ScenarioSource, parse_config
-    from tasks.sources import load_source
+    from tasks.config import parse_config
 
     imported = time.perf_counter() - started
-    n_scenarios = len(load_source(ScenarioSource(eva_root=Path(eva_root))))
+    spec = RunPlan(**plan)
+    scenarios: dict[str, Any] = {"eva_root": eva_root, "limit": spec.limit}
+    if spec.domains:
+        scenarios["domains"] = spec.domains
     config = parse_config(
         {
             "run_id": "bench-overhead",
             "store": store,
-            "scenarios": {"eva_root": eva_root},
-            "mode": "text",
+            "scenarios": scenarios,
+            "mode": spec.mode,
             "conditions": ["clean"],
-            "trials": max(1, math.ceil(attempts / n_scenarios)),
-            "runner": {"kind": "threads", "workers": workers},
+            "trials": spec.trials,
+            "runner": {"kind": "threads", "workers": spec.workers},
         },
         "benchmark",
     )
@@ -93,7 +115,6 @@ def text_run(
     clock.wrap(tasks.summary, "summarize_run", "summarize")
     clock.wrap(flows.benchmark, "_write_report", "report")
     summary = execute(config, show_progress=False)
-    stored = _stored_seconds(store, summary.run_id)
     return {
         "import_s": imported,
         "total_s": time.perf_counter() - started,
@@ -101,10 +122,10 @@ def text_run(
         "trials": summary.trials,
         "attempts": summary.attempts,
         "valid": summary.valid,
-        "workers": workers,
+        "workers": spec.workers,
         "stage_s": clock.seconds,
         "stage_calls": clock.calls,
-        **stored,
+        **_stored_seconds(store, summary.run_id),
     }
 
 
@@ -177,10 +198,10 @@ def _startup_figures(options: BenchOptions, root: Path) -> list[Figure]:
             figures.append(not_measured(GROUP, name, "; ".join(errors)[:200], unit="s"))
             continue
         note = f"median of {len(samples)}; + import prefect {_median(imports):.1f} s"
-        figures.append(
-            Figure(group=GROUP, name=name, value=_median(samples), unit="s", samples=samples,
-                   note=note)
-        )  # fmt: skip
+        figure = Figure(
+            group=GROUP, name=name, value=_median(samples), unit="s", samples=samples, note=note
+        )
+        figures.append(figure)
     return figures
 
 
@@ -190,60 +211,114 @@ def _median(values: list[float]) -> float:
     return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
 
 
-def _run_figures(child: ChildResult, attempts_asked: int) -> list[Figure]:
-    name = f"peak RSS of a {attempts_asked:,}-attempt text-mode run"
+def _overhead_figures(child: ChildResult, plan: RunPlan, target: bool) -> list[Figure]:
+    """Share of the flow's worker time spent outside simulation and scoring."""
+    name = f"orchestration overhead, {plan.label} (share of flow wall time)"
+    limits: dict[str, Any] = {"target": 10.0, "op": "<="} if target else {}
     if not child.ok:
         why = (child.error or "failed").strip().splitlines()[-1][:200]
-        return [
-            not_measured(GROUP, "orchestration overhead (share of flow wall time)", why,
-                         unit="%", target=10.0, op="<="),
-            not_measured(GROUP, name, why, unit="MB", target=RUN_MEMORY_TARGET_MB, op="<"),
-        ]  # fmt: skip
+        return [not_measured(GROUP, name, why, unit="%", **limits)]
     v = child.value
     busy = v["stage_s"].get("simulate", 0.0) + v["stage_s"].get("score", 0.0)
     capacity = v["workers"] * v["flow_s"]
     share = 100.0 * (1 - busy / capacity) if capacity else math.nan
-    whole = 100.0 * (1 - busy / (v["workers"] * child.wall_s))
     stages = ", ".join(f"{k} {s:.1f} s" for k, s in sorted(v["stage_s"].items()))
-    sized = f"{v['attempts']} attempts ({v['valid']} valid) of {v['trials']} trials"
+    note = (
+        f"1 - (simulate + score) / ({v['workers']} workers x flow {v['flow_s']:.1f} s); "
+        f"{stages}; {v['attempts']} attempts ({v['valid']} valid) of {v['trials']} trials"
+    )
+    whole = 100.0 * (1 - busy / (v["workers"] * child.wall_s))
     return [
-        Figure(group=GROUP, name="orchestration overhead (share of flow wall time)", value=share,
-               unit="%", target=10.0, op="<=",
-               note=f"1 - (simulate + score) / ({v['workers']} workers x flow {v['flow_s']:.1f} s); "
-               f"{stages}; {sized}"),
-        Figure(group=GROUP, name="orchestration overhead incl. process and Prefect start-up",
-               value=whole, unit="%",
-               note=f"process wall {child.wall_s:.1f} s, imports {v['import_s']:.1f} s"),
-        Figure(group=GROUP, name="Prefect start-up + teardown inside evaflow run",
-               value=v["total_s"] - v["import_s"] - v["flow_s"], unit="s",
-               note="call of flows.cli.execute minus the flow body"),
-        Figure(group=GROUP, name="text-mode throughput", value=v["attempts"] / v["flow_s"],
-               unit="attempts/s",
-               note=f"stored wall_s sums to {v['stored_wall_s']:.1f} s; "
-               f"{v['rows_with_stages']} of {v['stored_rows']} rows have stage_seconds"),
-        Figure(group=GROUP, name=name, value=child.peak_rss_mb, unit="MB",
-               target=RUN_MEMORY_TARGET_MB, op="<", note="ru_maxrss of the run process"),
-        Figure(group=GROUP, name="peak RSS of the run's process tree (incl. Prefect server)",
-               value=child.tree_peak_rss_mb, unit="MB", note="sampled every 0.25 s"),
-    ]  # fmt: skip
+        Figure(group=GROUP, name=name, value=share, unit="%", note=note, **limits),
+        Figure(
+            group=GROUP,
+            name=f"orchestration overhead, {plan.label}, incl. process and Prefect start-up",
+            value=whole,
+            unit="%",
+            note=f"process wall {child.wall_s:.1f} s, imports {v['import_s']:.1f} s, "
+            f"start-up + teardown {v['total_s'] - v['import_s'] - v['flow_s']:.1f} s",
+        ),
+    ]
+
+
+def _memory_figures(child: ChildResult, plan: RunPlan) -> list[Figure]:
+    """Peak RSS of the run process (the target) and of its whole process tree."""
+    attempts = child.value["attempts"] if child.ok else None
+    name = f"peak RSS of a {plan.label} ({attempts or '?'} attempts)"
+    if not child.ok:
+        why = (child.error or "failed").strip().splitlines()[-1][:200]
+        return [not_measured(GROUP, name, why, unit="MB", target=RUN_MEMORY_TARGET_MB, op="<")]
+    v = child.value
+    return [
+        Figure(
+            group=GROUP,
+            name=name,
+            value=child.peak_rss_mb,
+            unit="MB",
+            target=RUN_MEMORY_TARGET_MB,
+            op="<",
+            note=f"ru_maxrss of the run process; {v['attempts'] / v['flow_s']:.1f} attempts/s",
+        ),
+        Figure(
+            group=GROUP,
+            name=f"peak RSS of the {plan.label}'s process tree (incl. Prefect server)",
+            value=child.tree_peak_rss_mb,
+            unit="MB",
+            note="sampled every 0.25 s",
+        ),
+    ]
+
+
+def _run(options: BenchOptions, root: Path, eva_root: Path, plan: RunPlan) -> ChildResult:
+    store = root / f"store-{plan.mode}"
+    try:
+        return run_child(
+            f"{__name__}:instrumented_run",
+            {
+                "store": str(store),
+                "eva_root": str(eva_root),
+                "plan": plan.model_dump(),
+                "prefect_home": str(root / "prefect-warm"),
+            },
+            sample_tree=True,
+            timeout_s=3 * 3600,
+            log_path=root / f"run-{plan.mode}.log",
+        )
+    finally:
+        shutil.rmtree(store, ignore_errors=True)
 
 
 @BENCHMARKS.register("run")
 def run(options: BenchOptions) -> list[Figure]:
-    """Prefect start-up, then one instrumented text-mode run (its store is deleted)."""
-    attempts = 100 if options.quick else 1000
+    """Prefect start-up; an instrumented text-mode run (~1,000 attempts; overhead, memory);
+    a small audio-mode run (overhead with realistic trial lengths). Stores are deleted."""
     figures: list[Figure] = []
     with scratch_dir(options, "evaflow-bench-run-") as root:
         figures += _startup_figures(options, root)
         eva_root = find_eva_root(options.eva_root)
+        text = RunPlan(label="text-mode run")
+        audio = RunPlan(
+            label="audio-mode run",
+            mode="audio",
+            domains=["airline"],
+            limit=2,
+            trials=2 if options.quick else 3,
+        )
         if eva_root is None:
-            why = "no EVA checkout (set EVAFLOW_EVA_ROOT)"
-            return figures + _run_figures(ChildResult(target="text_run", error=why), attempts)
-        child = run_child(
-            f"{__name__}:text_run",
-            {"store": str(root / "store"), "eva_root": str(eva_root), "attempts": attempts,
-             "workers": 2, "prefect_home": str(root / "prefect-warm")},
-            sample_tree=True, timeout_s=3 * 3600, log_path=root / "run.log",
-        )  # fmt: skip
-        figures += _run_figures(child, attempts)
+            failed = ChildResult(target="run", error="no EVA checkout (set EVAFLOW_EVA_ROOT)")
+            return [
+                *figures,
+                *_overhead_figures(failed, text, True),
+                *_memory_figures(failed, text),
+            ]
+        from tasks.config import ScenarioSource
+        from tasks.sources import load_source
+
+        n_scenarios = len(load_source(ScenarioSource(eva_root=eva_root)))
+        text = plan_for(n_scenarios, 100 if options.quick else 1000)
+        child = _run(options, root, eva_root, text)
+        figures += _overhead_figures(child, text, target=True)
+        figures += _memory_figures(child, text)
+        child = _run(options, root, eva_root, audio)
+        figures += _overhead_figures(child, audio, target=True)
     return figures

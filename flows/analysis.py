@@ -17,6 +17,7 @@ from analysis.data import RunData, load_run_data
 from analysis.runner import (
     PUBLISHED,
     default_out_dir,
+    result_json,
     run_one,
     run_published,
     selection,
@@ -50,11 +51,11 @@ def run_analysis(
         if not stats:
             raise ValueError("analysis 'published' needs stats=<published statistics JSON>")
         result = run_published(Path(stats), Path(out) if out else None, root, runs or None, systems)
-        return [result.model_dump(mode="json")]
+        return [result_json(result)]
     names = selection(which)
     out_dir = Path(out) if out else default_out_dir(root, runs)
     data = load_run_data(root, runs)
     # One after another: matplotlib is not thread-safe, and the work is CPU-bound anyway.
     results: list[AnalysisResult] = [analysis_step(name, data, out_dir) for name in names]
     write_summary(results, out_dir)
-    return [r.model_dump(mode="json") for r in results]
+    return [result_json(r) for r in results]

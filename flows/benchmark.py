@@ -103,8 +103,9 @@ def run_benchmark(config: BenchmarkConfig) -> RunSummary:
     recovery = store.recover(run_id)
     if not recovery.clean:
         logger.warning("recovered run %s: %s", run_id, recovery)
-    _write_run_row(store, config)
+    # Load first: a bad scenario source must not leave a runs row for a run that never ran.
     scenarios = {s.key: s for s in load_source(config.scenarios)}
+    _write_run_row(store, config)
     scratch = (
         str(Path(config.store).resolve() / "_scratch" / run_id)
         if "://" not in config.store

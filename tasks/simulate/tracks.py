@@ -9,7 +9,7 @@ import numpy as np
 
 from perturbations.audio import Clip
 from tasks.records import AudioRef
-from tasks.voice.telephony import WIRE_RATE, resample
+from tasks.voice.telephony import WIRE_RATE
 
 CLEAN_RATE = 16000
 
@@ -70,7 +70,3 @@ def save_tracks(tracks: CallTracks, directory: Path) -> list[AudioRef]:
             )
         )
     return refs
-
-
-def to_clean_rate(clip: Clip) -> Clip:
-    return resample(clip, CLEAN_RATE)

@@ -25,7 +25,7 @@ from tasks.spoken import extract_entities, render_spoken
 from tasks.voice.corpus import domain_corpus
 from tasks.voice.stt import Recognizer, SttSpec
 
-CALLER_VOICES = {"woman": "en-us+f2", "man": "en-us+m3"}
+CALLER_VOICES = {"woman": "en-us+f2", "man": "en-us+klatt3"}
 CORPUS_SENTENCES = 3000
 
 _AGENT_PHRASES = [

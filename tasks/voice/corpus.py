@@ -18,7 +18,7 @@ import random
 import re
 import string
 
-from tasks.spoken import CodeStyle, Entity, extract_entities, render_spoken
+from tasks.spoken import CodeStyle, Entity, extract_entities, normalize_spoken, render_spoken
 from tasks.spoken.words import MONTHS
 
 _BARE_SHARE = 0.3  # fraction of sentences that are a bare entity answer
@@ -64,7 +64,16 @@ def _redraw_time(rng: random.Random) -> str:
 
 
 def redraw(entity: Entity, rng: random.Random) -> str:
-    """A new written value of the same type and shape as ``entity``."""
+    """A new written value of the same type and shape as ``entity``, never its own value
+    (small value spaces such as times would otherwise hit it by chance)."""
+    for _ in range(50):
+        value = _redraw_once(entity, rng)
+        if entity.type == "email" or normalize_spoken(value) != entity.value:
+            return value
+    raise ValueError(f"cannot draw a value different from {entity.text!r}")
+
+
+def _redraw_once(entity: Entity, rng: random.Random) -> str:
     if entity.type == "date":
         return _redraw_date(entity.text, rng)
     if entity.type == "amount":

@@ -4,6 +4,12 @@ The library keeps global state (one voice, one parameter set, one callback), so 
 synthesis runs under one process-wide lock; it is safe to call from many threads but they
 take turns. Synthesis is fast (about 1 ms per second of speech), so the lock is cheap.
 
+Reproducibility: eSpeak also carries hidden state from one utterance to the next, so by
+default synthesis runs in a helper process that forks a pristine child per utterance
+(``tasks.voice.espeak_zygote``): the same text and voice give the same bytes whatever was
+synthesised before. Set ``EVAFLOW_ESPEAK_INPROCESS=1`` (or run where ``fork`` is missing)
+to synthesise in-process instead: a little faster, not byte-reproducible.
+
 Voice names: users write language codes ("en-gb", "en-gb-scotland+klatt3"), but
 ``espeak_SetVoiceByName`` wants voice *file* names ("en" for en-gb). ``resolve_voice``
 maps one to the other by reading the ``language`` lines of the bundled voice files.
@@ -11,7 +17,13 @@ maps one to the other by reading the ``language`` lines of the bundled voice fil
 
 from __future__ import annotations
 
+import atexit
 import ctypes
+import json
+import os
+import struct
+import subprocess
+import sys
 import threading
 from functools import lru_cache
 from pathlib import Path
@@ -22,6 +34,7 @@ _AUDIO_OUTPUT_SYNCHRONOUS = 2
 _CHARS_UTF8 = 1
 _PARAM_RATE, _PARAM_VOLUME, _PARAM_PITCH, _PARAM_RANGE, _PARAM_WORDGAP = 1, 2, 3, 4, 7
 _DEFAULT_VOLUME = 100
+_RAND_SEED = 1
 # espeak's word gap is in units of 10 ms at the default speed.
 _WORDGAP_UNIT_MS = 10
 
@@ -108,6 +121,7 @@ class _Espeak:
         ]
         self.lib.espeak_SetVoiceByName.argtypes = [ctypes.c_char_p]
         self.lib.espeak_SetParameter.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_int]
+        self.lib.espeak_ng_SetRandSeed.argtypes = [ctypes.c_long]
         self.lib.espeak_Synth.argtypes = [
             ctypes.c_void_p,
             ctypes.c_size_t,
@@ -138,6 +152,9 @@ class _Espeak:
         for param, value in params.items():
             self.lib.espeak_SetParameter(param, value, 0)
         self.chunks = []
+        # eSpeak adds random jitter (and keeps its state between calls); a fixed seed per
+        # utterance makes the same text in the same voice byte-identical every time.
+        self.lib.espeak_ng_SetRandSeed(_RAND_SEED)
         data = text.encode("utf-8") + b"\0"
         status = self.lib.espeak_Synth(data, len(data), 0, 0, 0, _CHARS_UTF8, None, None)
         if status != 0:
@@ -148,15 +165,51 @@ class _Espeak:
         return np.concatenate(self.chunks).astype(np.int16)
 
 
+class _Zygote:
+    """Client of the helper process (see the module docstring)."""
+
+    def __init__(self) -> None:
+        script = Path(__file__).with_name("espeak_zygote.py")
+        self.proc = subprocess.Popen(
+            [sys.executable, str(script)], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+        )
+        atexit.register(self.close)
+
+    def synth(self, text: str, voice: str, params: dict[int, int]) -> tuple[np.ndarray, int]:
+        from tasks.voice.espeak_zygote import read_message, write_message
+
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        request = json.dumps({"text": text, "voice": voice, "params": params}).encode()
+        write_message(self.proc.stdin, request)
+        reply = read_message(self.proc.stdout)
+        if reply is None:
+            raise RuntimeError(f"eSpeak helper process died (exit code {self.proc.poll()})")
+        (rate,) = struct.unpack(">i", reply[:4])
+        if rate < 0:
+            raise RuntimeError(f"eSpeak failed for voice {voice!r}: {reply[4:].decode()}")
+        return np.frombuffer(reply[4:], dtype="<i2").astype(np.int16), rate
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            assert self.proc.stdin is not None
+            self.proc.stdin.close()
+            self.proc.wait(timeout=5)
+
+
+def _use_zygote() -> bool:
+    return hasattr(os, "fork") and os.environ.get("EVAFLOW_ESPEAK_INPROCESS", "") in ("", "0")
+
+
 _LOCK = threading.Lock()
 _ENGINE: _Espeak | None = None
+_ZYGOTE: _Zygote | None = None
 
 
 def espeak_synth(
     text: str, voice: str, rate_wpm: int, pitch: int, pitch_range: int, word_gap_ms: int
 ) -> tuple[np.ndarray, int]:
     """PCM16 samples and sample rate (22050 Hz) for ``text`` in ``voice``."""
-    global _ENGINE
+    global _ENGINE, _ZYGOTE
     resolved = resolve_voice(voice)
     params = {
         _PARAM_RATE: rate_wpm,
@@ -166,6 +219,10 @@ def espeak_synth(
         _PARAM_WORDGAP: round(word_gap_ms / _WORDGAP_UNIT_MS),
     }
     with _LOCK:
+        if _use_zygote():
+            if _ZYGOTE is None or _ZYGOTE.proc.poll() is not None:
+                _ZYGOTE = _Zygote()
+            return _ZYGOTE.synth(text, resolved, params)
         if _ENGINE is None:
             _ENGINE = _Espeak()
         return _ENGINE.synth(text, resolved, params), _ENGINE.rate

@@ -184,8 +184,8 @@ def _attempt(
         condition=condition,
         trial=trial,
         attempt=attempt,
-        mode=mode,
-        clock="virtual" if audio else "none",  # type: ignore[arg-type]
+        mode="audio" if audio else "text",
+        clock="virtual" if audio else "none",
         duration_s=turns[-1].end_s or 0.0,
         caller_ended=True,
         turns=turns,

@@ -32,7 +32,7 @@ def test_rates_match_the_stored_run_aggregates(
     mine = rate_table.set_index(["system", "condition", "dimension"])
     for key, row in mine.iterrows():
         for col in ("pass_at_1", "pass_at_k", "pass_pow_k"):
-            assert row[col] == pytest.approx(stored.loc[key, col], abs=1e-4)
+            assert row[col] == pytest.approx(stored.loc[key, col], abs=1e-4)  # type: ignore[index]
 
 
 def test_gap_is_pass_at_k_minus_pass_pow_k(rate_table: pd.DataFrame) -> None:

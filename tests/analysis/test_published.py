@@ -101,7 +101,7 @@ def test_holm_check_agrees_with_a_longhand_holm(
     check = published.tables["published_holm_check"].set_index(["system", "metric", "family"])
     for system in raw["systems"]:
         for metric, conditions in system["perturbation_delta"].items():
-            families = {"pooled": [], "per_domain": []}
+            families: dict[str, list[dict]] = {"pooled": [], "per_domain": []}
             for block in conditions.values():
                 families["pooled"].append(block["pooled"])
                 families["per_domain"].extend(block["per_domain"].values())

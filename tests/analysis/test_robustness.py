@@ -87,7 +87,7 @@ def test_pooled_cells_concatenate_domains(tables: dict[str, pd.DataFrame]) -> No
     pooled = tables["robustness_pooled"]
     per_domain = tables["robustness_per_domain"]
     for keys, group in per_domain.groupby(["system", "metric", "condition"]):
-        cell = pooled.set_index(["system", "metric", "condition"]).loc[keys]
+        cell = pooled.set_index(["system", "metric", "condition"]).loc[keys]  # type: ignore[index]
         assert cell["n"] == group["n"].sum()
         weighted = (group["observed_mean_delta"] * group["n"]).sum() / group["n"].sum()
         assert cell["observed_mean_delta"] == pytest.approx(weighted)
@@ -105,3 +105,16 @@ def test_completeness_counts_matched_scenarios(tables: dict[str, pd.DataFrame]) 
 def test_without_a_baseline_it_is_skipped(synth_data: RunData, tmp_path: Path) -> None:
     result = analyze_robustness(synth_data, tmp_path, {"baseline": "quiet"})
     assert result.status == "skipped" and "quiet" in (result.message or "")
+
+
+def test_completeness_gate_leaves_out_incomplete_systems(synth_data: RunData) -> None:
+    # Every system has 5 matched scenarios per domain; "mixed" has a scenario with only two
+    # kept trials (its third trial's final attempt was invalid).
+    gated = robustness_tables(
+        synth_data, CONFIG.model_copy(update={"expected_scenarios": 5, "min_trials": 3})
+    )
+    assert "mixed" not in set(gated["robustness_pooled"]["system"])
+    assert {"steady", "fragile"} <= set(gated["robustness_pooled"]["system"])
+    too_many = robustness_tables(synth_data, CONFIG.model_copy(update={"expected_scenarios": 6}))
+    assert too_many["robustness_pooled"].empty
+    assert not too_many["robustness_completeness"]["complete"].any()

@@ -19,7 +19,10 @@ RATE = 16000
 @pytest.fixture(scope="module")
 def speechlike() -> Clip:
     t = np.arange(RATE) / RATE
-    return Clip((0.1 * np.sin(2 * np.pi * 200 * t) * (np.sin(2 * np.pi * 3 * t) > 0)).astype(np.float32), RATE)
+    return Clip(
+        (0.1 * np.sin(2 * np.pi * 200 * t) * (np.sin(2 * np.pi * 3 * t) > 0)).astype(np.float32),
+        RATE,
+    )
 
 
 def _session(name: str, seed: int, clip: Clip) -> bytes:

@@ -51,7 +51,10 @@ def test_yaml_mapping_form(tmp_path) -> None:
 @pytest.mark.parametrize(
     ("body", "message"),
     [
-        ("conditions:\n  - name: x\n    noise: {snr_db: 99}\n", r"conditions\[0\] \(x\): field 'noise.snr_db'"),
+        (
+            "conditions:\n  - name: x\n    noise: {snr_db: 99}\n",
+            r"conditions\[0\] \(x\): field 'noise.snr_db'",
+        ),
         ("conditions:\n  - name: x\n    nois: {}\n", r"field 'nois'"),
         ("conditions:\n  - noise: {}\n", r"field 'name'"),
         ("conditions: [\n", "not valid YAML"),

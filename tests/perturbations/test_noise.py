@@ -36,7 +36,9 @@ def speechlike() -> Clip:
 @pytest.mark.parametrize("source", GENERATED)
 def test_generated_noise_mixes_at_the_target_snr(speechlike: Clip, source: str) -> None:
     for snr in (20.0, 5.0):
-        mixed = apply_background_noise(speechlike, NoiseParams(source=source, snr_db=snr), make_rng(1))
+        mixed = apply_background_noise(
+            speechlike, NoiseParams(source=source, snr_db=snr), make_rng(1)
+        )
         noise = mixed.samples.astype(np.float64) - speechlike.samples
         level = speech_level(speechlike)
         assert level is not None
@@ -60,7 +62,9 @@ def test_colored_noise_spectra_tilt_as_named() -> None:
         freqs = np.fft.rfftfreq(x.size, 1 / RATE)
         return power[(freqs > 100) & (freqs < 500)].mean() / power[freqs > 4000].mean()
 
-    ratios = [low_high_ratio(NOISE_GENERATORS.get(s)(4.0, RATE, make_rng(0))) for s in GENERATED[:3]]
+    ratios = [
+        low_high_ratio(NOISE_GENERATORS.get(s)(4.0, RATE, make_rng(0))) for s in GENERATED[:3]
+    ]
     assert ratios[0] < 2 < ratios[1] < ratios[2]  # white flat, pink tilted, brown more
 
 
@@ -74,7 +78,9 @@ def test_noise_files_from_a_directory(tmp_path, speechlike: Clip) -> None:
     tone = (np.sin(np.arange(22050) / 22050 * 2 * np.pi * 100) * 8000).astype(np.int16)
     wavfile.write(tmp_path / "hum.wav", 22050, np.stack([tone, tone], axis=1))  # stereo 22 kHz
     assert "hum" in noise_names(tmp_path)
-    mixed = apply_background_noise(speechlike, NoiseParams(source="hum", snr_db=10), make_rng(0), tmp_path)
+    mixed = apply_background_noise(
+        speechlike, NoiseParams(source="hum", snr_db=10), make_rng(0), tmp_path
+    )
     assert mixed.rate == RATE and mixed.n_samples == speechlike.n_samples
 
 

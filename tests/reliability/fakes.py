@@ -91,9 +91,10 @@ def _attempt(spec: TrialSpec, attempt: int, rng: random.Random, valid: bool) -> 
     if folder is not None:
         seconds = _wav(folder / "mixed.wav", rng)
         audio.append(
-            AudioRef(track="mixed", path=str(folder / "mixed.wav"), sample_rate=8000,
-                     duration_s=seconds)
-        )  # fmt: skip
+            AudioRef(
+                track="mixed", path=str(folder / "mixed.wav"), sample_rate=8000, duration_s=seconds
+            )
+        )
     record = AttemptRecord(
         attempt_id=spec.attempt_id(attempt),
         run_id=spec.run_id,
@@ -118,7 +119,7 @@ def _attempt(spec: TrialSpec, attempt: int, rng: random.Random, valid: bool) -> 
                 t_call_s=3.1,
                 t_response_s=3.2,
             )
-        ],  # fmt: skip
+        ],
         events=[TimelineEvent(t_s=0.0, source="harness", kind="start")],
         entities=[
             EntityRecord(
@@ -128,7 +129,7 @@ def _attempt(spec: TrialSpec, attempt: int, rng: random.Random, valid: bool) -> 
                 heard="ZK3FFW",
                 correct=rng.random() < 0.8,
             )
-        ],  # fmt: skip
+        ],
         audio=audio,
         stage_seconds={"tts": 0.1, "stt": 0.2},
     )

@@ -15,9 +15,18 @@ from tests.reliability.harness import assert_store_sound, drive_run
 
 RUN_ID = "cli-kill"
 STABLE_TRIAL_COLUMNS = [
-    "attempt_id", "trial_key", "attempt", "final", "status", "end_reason", "valid",
-    "validation_reason", "n_turns", "n_tool_calls", "final_db_hash",
-]  # fmt: skip
+    "attempt_id",
+    "trial_key",
+    "attempt",
+    "final",
+    "status",
+    "end_reason",
+    "valid",
+    "validation_reason",
+    "n_turns",
+    "n_tool_calls",
+    "final_db_hash",
+]
 STABLE_METRIC_COLUMNS = ["attempt_id", "metric", "score", "normalized_score", "skipped"]
 
 

@@ -136,7 +136,7 @@ def test_llm_judge_never_keeps_a_key_echoed_by_the_endpoint(
 def test_no_api_key_in_any_artifact_of_a_run(
     cli: CliRunner, cli_env: dict[str, str], eva_root: Path, tmp_path: Path, fake_llm: Any
 ) -> None:
-    keys = {KEY_VAR: f"sk-test-{secrets.token_hex(16)}", "OPENAI_API_KEY": f"sk-test-{secrets.token_hex(16)}"}  # fmt: skip
+    keys = {name: f"sk-test-{secrets.token_hex(16)}" for name in (KEY_VAR, "OPENAI_API_KEY")}
     store = tmp_path / "store"
     config = write_config(
         tmp_path / "run.yaml",

@@ -14,14 +14,19 @@ from tasks.judges.offline.entities import canonical, compact
 
 SCOPE = """Rule-based check of the simulated caller against its instructions, judged on what
 it said (intended text). premature_ending: the caller ended the call right after the agent
-asked it a question that was not a closing question, before any write tool ran, with no
-failed tool call in that turn. missing_information: the agent asked for an item the caller's
-instructions hold (matched by the item's key words) and no later caller turn ever gave its
-value. duplicate_modifications: the same write tool ran twice with identical arguments after
-the caller asked again. extra_modifications: a write tool whose name appears nowhere in the
-caller's goal ran right after the caller asked for something. wrong_language: for English
-runs, caller text that is mostly non-Latin script or has almost no English function words.
-decision_tree_violation cannot be checked by rule and is never detected."""
+asked it a question that was not a closing question, before any write tool ran, while the
+agent was progressing (no failed tool call in that or the previous turn, no transfer offer,
+no statement that it cannot help). missing_information: the agent requested an item the
+caller's instructions hold (a question or request naming the item's key words; yes/no
+confirmations do not count) and no later caller turn gave its value or a value of a
+variant of the item, and no write tool succeeded afterwards. duplicate_modifications: the
+same write tool ran twice with identical arguments after the caller asked again.
+extra_modifications: a write tool whose name appears nowhere in the caller's goal ran
+right after the caller asked for something the agent had not proposed (writes the agent
+chains after another write in the same turn are its own follow-ups). wrong_language: for
+English runs, caller text that is mostly non-Latin script or has almost no English
+function words. decision_tree_violation cannot be checked by rule and is never
+detected."""
 
 KEYS = (
     "extra_modifications",
@@ -68,22 +73,38 @@ def _write_calls(trace: list[TraceItem], write_tools: list[str]) -> list[tuple[i
     ]
 
 
+_CANNOT = re.compile(
+    r"\b(can ?not|can't|unable|not able|won't be able|not eligible|isn't eligible|"
+    r"doesn't match|does not match|no longer|not possible|not allowed)\b",
+    re.I,
+)
+_TRANSFER = re.compile(r"\b(transfer|live agent|representative|human agent|supervisor)\b", re.I)
+
+
+def _failed(item: TraceItem) -> bool:
+    response = item.response
+    return (
+        item.kind == "tool_response"
+        and isinstance(response, dict)
+        and str(response.get("status", "")).lower() == "error"
+    )
+
+
 def premature_ending(inp: BehaviorInput) -> str | None:
+    """Hanging up on a pending question while the agent was competently progressing toward
+    a needed write. Exonerated (spec 4.5): a write already ran, a tool failed in that turn
+    or the turn before (the question is a retry offer), the agent offered a transfer or
+    said it cannot help, or its question was a closing one."""
     if not inp.caller_ended:
         return None
     agent = [t for t in inp.trace if t.kind == "assistant"]
     if not agent or _write_calls(inp.trace, inp.write_tools):
         return None
     last = agent[-1]
-    failed = any(
-        t.kind == "tool_response"
-        and t.turn_id == last.turn_id
-        and isinstance(t.response, dict)
-        and str(t.response.get("status", "")).lower() == "error"
-        for t in inp.trace
-    )
+    failed = any(_failed(t) and last.turn_id - 1 <= t.turn_id <= last.turn_id for t in inp.trace)
+    stuck = bool(_CANNOT.search(last.text) or _TRANSFER.search(last.text))
     question = last.text.rstrip().endswith("?") and not _CLOSING.search(last.text)
-    if question and not failed:
+    if question and not failed and not stuck:
         return (
             f"the caller hung up after the agent asked (turn {last.turn_id}): {last.text[-120:]!r}"
         )
@@ -99,22 +120,91 @@ def _info_items(goal: dict[str, Any]) -> dict[str, str]:
     }
 
 
+# A yes/no question about an item ("Does that match the phone number on file?") asks for a
+# confirmation, not for the value; a request names the item and wants it said.
+_YES_NO = re.compile(
+    r"^(?:\w+, )?(?:does|do|is|are|did|was|were|has|have|shall|should|will|would you like)\b",
+    re.I,
+)
+_REQUEST = re.compile(
+    r"\b(could|can|may) (?:i|you|we) (?:have|get|give|tell|read|spell|provide|confirm)|"
+    r"\b(?:please )?(?:give|tell|read|spell|provide|say) (?:me|us)\b|"
+    r"\bwhat(?:'s| is| are)\b|\bwhich\b|\bplease (?:give|tell|read|spell|provide|say)\b",
+    re.I,
+)
+
+
+def _requests(text: str) -> list[str]:
+    """Sentences of an agent turn that ask the caller for a value."""
+    sentences = re.split(r"(?<=[.!?])\s+", text.replace("\u2019", "'"))
+    return [
+        s.lower()
+        for s in sentences
+        if (s.rstrip().endswith("?") and not _YES_NO.match(s.strip())) or _REQUEST.search(s)
+    ]
+
+
+def _words(key: str) -> set[str]:
+    return {w for w in key.lower().split("_") if len(w) > 2}
+
+
+def _names_item(sentence: str, key: str) -> bool:
+    words = [w for w in key.lower().split("_") if len(w) > 2]
+    tokens = {t.rstrip("s") for t in re.findall(r"[a-z]+", sentence)}
+    return bool(words) and all(w.rstrip("s") in tokens for w in words)
+
+
+def _value_given(value: str, said: str, said_compact: str) -> bool:
+    """The caller said the value: whole, or most of its words / digit groups (a phone number
+    confirmed by its last four digits, "Permanent Resident Card" for PERM_RESIDENT_CARD)."""
+    key = compact(value)
+    if not key or key in said_compact:
+        return True
+    parts = [p for p in re.split(r"[^a-z0-9]+", canonical(value)) if len(p) >= 4]
+    return bool(parts) and sum(p in said_compact for p in parts) * 2 >= len(parts)
+
+
 def missing_information(inp: BehaviorInput) -> str | None:
+    """The agent requested an item of the caller's instructions that the caller never gave
+    (nor a variant of it: ``date_of_birth_you_first_say_1`` answers ``date_of_birth``,
+    ``old_phone_last_four_1`` answers ``phone_last_four``), and
+    no write succeeded afterwards (withholding that blocked nothing corrupted nothing)."""
     items = _info_items(inp.user_goal)
-    said = " ".join(inp.intended_user_turns.values())
-    said_compact = compact(said)
-    for item in inp.trace:
-        if item.kind != "assistant" or "?" not in item.text:
+    for i, item in enumerate(inp.trace):
+        if item.kind != "assistant":
             continue
-        asked = canonical(item.text)
-        for key, value in items.items():
-            words = [w for w in key.lower().split("_") if len(w) > 2]
-            if not words or not all(w in asked for w in words):
-                continue
-            value_key = compact(value)
-            if value_key and value_key not in said_compact:
+        for sentence in _requests(item.text):
+            for key in (k for k in items if _names_item(sentence, k)):
+                later = " ".join(
+                    t.text for t in inp.trace[i + 1 :] if t.kind == "user" and t.text.strip()
+                )
+                said = (
+                    later
+                    + " "
+                    + " ".join(
+                        text
+                        for turn, text in inp.intended_user_turns.items()
+                        if turn > item.turn_id
+                    )
+                )
+                said_compact = compact(said)
+                variants = [v for k, v in items.items() if _words(key) <= _words(k)]
+                if any(_value_given(v, said, said_compact) for v in variants):
+                    continue
+                if _write_succeeded_after(inp, i):
+                    continue
                 return f"the agent asked for {key} (turn {item.turn_id}); the caller never gave it"
     return None
+
+
+def _write_succeeded_after(inp: BehaviorInput, index: int) -> bool:
+    later = inp.trace[index + 1 :]
+    for j, call in enumerate(later):
+        if call.kind == "tool_call" and call.tool_name in inp.write_tools:
+            response = next((r for r in later[j + 1 :] if r.kind == "tool_response"), None)
+            if response is None or not _failed(response):
+                return True
+    return False
 
 
 def duplicate_modifications(inp: BehaviorInput) -> str | None:
@@ -136,19 +226,43 @@ def _asked_between(trace: list[TraceItem], first: int, second: int) -> bool:
 
 
 def extra_modifications(inp: BehaviorInput) -> str | None:
+    """A write the caller asked for off-script. Not the caller's doing: a write the agent
+    chained after another write in the same turn (notifications, SLA tiers, logging), or
+    one that answers the agent's own proposal or question (the caller only agreed)."""
     goal_text = canonical(json.dumps(inp.user_goal, default=str)).replace(" ", "")
     if not goal_text:
         return None
-    for _, call in _write_calls(inp.trace, inp.write_tools):
+    for i, call in _write_calls(inp.trace, inp.write_tools):
         name = call.tool_name or ""
         words = [w for w in name.split("_") if len(w) > 3]
-        if (
-            words
-            and not any(w in goal_text for w in words)
-            and _asked_between(inp.trace, call.turn_id - 1, call.turn_id)
-        ):
+        if not words or any(w in goal_text for w in words):
+            continue
+        if _chained(inp.trace, i, inp.write_tools) or _agent_proposed(inp.trace, i):
+            continue
+        if _asked_between(inp.trace, call.turn_id - 1, call.turn_id):
             return f"{name} ran after a caller request that is not in its goal"
     return None
+
+
+def _chained(trace: list[TraceItem], index: int, write_tools: list[str]) -> bool:
+    """Another write ran earlier in the same turn, after the caller last spoke."""
+    for item in reversed(trace[:index]):
+        if item.kind == "user" or item.turn_id != trace[index].turn_id:
+            return False
+        if item.kind == "tool_call" and item.tool_name in write_tools:
+            return True
+    return False
+
+
+def _agent_proposed(trace: list[TraceItem], index: int) -> bool:
+    """The agent's last words before the caller's turn were a (non-closing) question."""
+    seen_user = False
+    for item in reversed(trace[:index]):
+        if item.kind == "user":
+            seen_user = True
+        elif item.kind == "assistant" and seen_user:
+            return "?" in item.text and not _CLOSING.search(item.text)
+    return False
 
 
 def wrong_language(inp: BehaviorInput) -> str | None:

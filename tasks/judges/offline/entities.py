@@ -19,6 +19,7 @@ from functools import lru_cache
 
 from pydantic import BaseModel, Field
 
+from tasks.judges.offline.dates import MONTH_YEAR, fix_month_year, month_day_forms
 from tasks.spoken import extract_entities, normalize_spoken
 from tasks.spoken.words import CARDINAL_VALUES, MONTHS, NATO, ORDINAL_VALUES
 
@@ -162,11 +163,18 @@ def prepare(text: str) -> str:
 
 
 @lru_cache(maxsize=8192)
+def spoken_norm(text: str) -> str:
+    """``normalize_spoken`` of the prepared text, lower-case, with month-year dates repaired
+    ("july 20 23" -> "july 2023"); ISO dates and "$" amounts are kept."""
+    norm = normalize_spoken(prepare(text)).lower()
+    return fix_month_year(re.sub(r"(?<=\d),(?=\d{3})", "", norm))
+
+
+@lru_cache(maxsize=8192)
 def canonical(text: str) -> str:
     """Canonical form of a mention: normalised, lower-case, punctuation-free tokens (emails
     kept whole). Cached: policies and tool results are canonicalised again and again."""
-    norm = normalize_spoken(prepare(text)).lower()
-    norm = re.sub(r"(?<=\d),(?=\d{3})", "", norm)
+    norm = spoken_norm(text)
     return " ".join(_canonical_token(tok) for tok in norm.split() if _canonical_token(tok))
 
 
@@ -259,8 +267,10 @@ def _normalized_rules(norm: str, found: list[CallerEntity]) -> None:
         _add(found, "seat", f"{m.group(1).replace(' ', '')}{m.group(2)[0].upper()}")
     for m in re.finditer(r"\b(\d{1,2})([A-K])\b", norm):
         _add(found, "seat", m.group(0))
-    for m in re.finditer(rf"\b(\d+)\s+(?:(?:1|2)\s+)?{_DURATION_UNITS}\b", norm):
+    for m in re.finditer(rf"(?<![\d.])(\d+(?:\.\d+)?)\s+(?:(?:1|2)\s+)?{_DURATION_UNITS}\b", norm):
         _add(found, "duration", m.group(0))
+    for m in MONTH_YEAR.finditer(norm.lower()):
+        _add(found, "month_year", m.group(0))
     for m in re.finditer(r"\b(\d{1,2})\s+o'?clock\b", norm):
         _add(found, "time", m.group(0))
     for m in re.finditer(rf"\b{_TIME_PREP}\s+(\d{{1,2}})\s([0-5]\d)\b", norm):
@@ -330,7 +340,7 @@ def find_entities(text: str) -> list[CallerEntity]:
     for m in re.finditer(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+", prepared):
         _add(found, "email", m.group(0).rstrip("."))
     for clause in clauses(prepared):
-        norm = normalize_spoken(clause)
+        norm = fix_month_year(normalize_spoken(clause))
         _normalized_rules(norm, found)
         for entity in extract_entities(norm):
             _add(found, entity.type, entity.text)
@@ -343,12 +353,24 @@ def find_entities(text: str) -> list[CallerEntity]:
     return found
 
 
+@lru_cache(maxsize=4096)
+def text_forms(text: str) -> str:
+    """Every canonical reading of a text that entity extraction may have used: the whole
+    text, each clause on its own (a date split from its year by a comma reads as
+    'september 28', whole it reads as '1991 09 28') and 'month day' for each ISO date."""
+    prepared = prepare(text)
+    parts = [canonical(text), *(canonical(c) for c in clauses(prepared))]
+    parts.append(month_day_forms(spoken_norm(text)))
+    return " | ".join(p for p in parts if p)
+
+
 def heard_as(entity: CallerEntity, transcript: str) -> tuple[bool, str]:
     """Whether ``transcript`` kept the entity, and the closest transcribed form.
 
-    Kept = the canonical token run appears in the canonical transcript, or (for codes and
-    other identifiers of >= 4 symbols) the compact value appears in the compact transcript."""
-    heard = canonical(transcript)
+    Kept = the canonical token run appears in a canonical reading of the transcript
+    (:func:`text_forms`), or (for codes and other identifiers of >= 4 symbols) the compact
+    value appears in the compact transcript."""
+    heard = text_forms(transcript)
     want = entity.canonical.split()
     if want and _contains_tokens(want, heard.split()):
         return True, " ".join(want)
@@ -356,7 +378,7 @@ def heard_as(entity: CallerEntity, transcript: str) -> tuple[bool, str]:
     identifier = entity.type in ("code", "spelled", "flight_number", "phone", "email")
     if identifier and len(target) >= 4 and target in re.sub(r"[^a-z0-9@]", "", heard):
         return True, entity.value
-    return False, closest_span(entity.canonical, heard)
+    return False, closest_span(entity.canonical, canonical(transcript))
 
 
 def closest_span(value: str, heard: str) -> str:

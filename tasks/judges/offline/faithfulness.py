@@ -11,7 +11,8 @@ from pydantic import BaseModel
 from tasks.judges.base import JudgeTask
 from tasks.judges.inputs import ConversationInput, TraceItem
 from tasks.judges.offline import OfflineAnswer, offline_rule
-from tasks.judges.offline.entities import canonical, find_entities, proper_nouns
+from tasks.judges.offline.dates import iso_dates, month_days
+from tasks.judges.offline.entities import canonical, find_entities, proper_nouns, spoken_norm
 from tasks.judges.offline.grounding import Sources, flatten, is_placeholder, numbers_in
 from tasks.judges.offline.policy import (
     DIMENSIONS,
@@ -21,6 +22,7 @@ from tasks.judges.offline.policy import (
     policy_claims,
     unconfirmed_writes,
 )
+from tasks.spoken.words import MONTHS
 
 SCOPE = """Rule-based faithfulness check. Flags: tool arguments that are placeholders or
 identifiers/dates/amounts found in no earlier caller turn, tool result or policy text
@@ -35,7 +37,19 @@ asking the caller. It cannot judge meaning: wrong enum choices, omitted caveats,
 policy conditions, paraphrased misstatements or whether a caller's request was ambiguous."""
 
 _DATE_WHY = "date from no source"
-_STATED_TYPES = {"amount", "code", "flight_number", "date", "time", "seat", "gate", "email"}
+_TIME_WHY = "time from no source"
+_DATETIME = re.compile(r"(\d{4}-\d{2}-\d{2})[ T](\d{1,2}:\d{2})(?::00)?")
+_STATED_TYPES = {
+    "amount",
+    "code",
+    "flight_number",
+    "date",
+    "month_year",
+    "time",
+    "seat",
+    "gate",
+    "email",
+}
 _BRAND = re.compile(r"\b([A-Z][a-z]+(?:\s[A-Z][a-z]+)?)\s+(?:Airlines?|Air)\b")
 _NOT_BRANDS = {"flight", "seat", "gate", "terminal", "row", "option", "turn", "and", "the"}
 _NO_DELAY = re.compile(r"\b(no delays?|not delayed|on time|on schedule)\b", re.IGNORECASE)
@@ -92,6 +106,13 @@ def _ungrounded_param(name: str, value: Any, text: str, src: Sources) -> str | N
         return None if value <= 10 or src.has_number(float(value)) else "number from no source"
     if re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
         return None if src.date_grounded(text) else _DATE_WHY
+    if m := _DATETIME.fullmatch(text):
+        # A date-time argument is two values, each grounded on its own ("April 27" from
+        # the caller, "10:00" from the availability the tool listed).
+        if not src.date_grounded(m.group(1)):
+            return _DATE_WHY
+        clock = canonical(m.group(2))
+        return None if any(src.has_tokens(v) for v in time_variants(clock)) else _TIME_WHY
     if re.fullmatch(r"[a-z_]+", text) or len(text) > 60:
         return None  # enum values and free text: meaning cannot be checked by rule
     if re.search(r"\d", text) or re.fullmatch(r"[A-Z]{5,}", text):
@@ -105,10 +126,13 @@ def _statement_issues(item: TraceItem, ctx: _Ctx, tools_seen: bool) -> list[Issu
     issues: list[Issue] = []
     src = ctx.sources
     dim = "misrepresenting_tool_result" if tools_seen else "hallucination"
+    years = _years_by_month_day(item.text)
     for entity in find_entities(item.text):
-        if entity.type not in _STATED_TYPES:
+        if entity.type not in _STATED_TYPES or _is_abbreviation(entity.type, entity.value):
             continue
         grounded, severity = _stated_grounded(entity.type, entity.value, entity.canonical, src)
+        if not grounded and entity.type == "date":
+            grounded = _date_grounded(entity.canonical, years, src)
         if not grounded:
             issues.append(
                 Issue(
@@ -119,26 +143,41 @@ def _statement_issues(item: TraceItem, ctx: _Ctx, tools_seen: bool) -> list[Issu
                     "result, caller statement or policy figure",
                 )
             )
-    if _NO_DELAY.search(item.text):
-        if _delay_in_tools(src):
-            issues.append(
-                Issue(
-                    dimension="misrepresenting_tool_result",
-                    rating=1,
-                    turn=item.turn_id,
-                    evidence="says there is no delay while a tool result shows one",
-                )
-            )
-        elif "delay" not in src.tool_canonical and "status" not in src.tool_canonical:
-            issues.append(
-                Issue(
-                    dimension="hallucination",
-                    rating=1,
-                    turn=item.turn_id,
-                    evidence="states the flight status although no tool reported it",
-                )
-            )
-    return issues
+    return issues + _delay_issues(item, src)
+
+
+def _is_abbreviation(kind: str, value: str) -> bool:
+    """A short all-letter token ("ID", "HR", "I.D.", "PTO") is a word, not an identifier:
+    identifiers the agent reads out carry digits or are long spelled runs."""
+    letters = re.sub(r"[^A-Za-z0-9]", "", value)
+    return kind == "code" and letters.isalpha() and len(letters) < 5
+
+
+def _delay_issues(item: TraceItem, src: Sources) -> list[Issue]:
+    if not _NO_DELAY.search(item.text):
+        return []
+    if _delay_in_tools(src):
+        why, dim = "says there is no delay while a tool result shows one", "misrepresenting"
+    elif "delay" not in src.tool_canonical and "status" not in src.tool_canonical:
+        why, dim = "states the flight status although no tool reported it", "hallucination"
+    else:
+        return []
+    dimension = "misrepresenting_tool_result" if dim == "misrepresenting" else "hallucination"
+    return [Issue(dimension=dimension, rating=1, turn=item.turn_id, evidence=why)]
+
+
+def _years_by_month_day(text: str) -> dict[tuple[int, int], int]:
+    """Year of each full date in the statement ("June 30, 2028"), keyed by month and day:
+    clause-wise extraction reads the date without its year."""
+    return {(d.month, d.day): d.year for d in iso_dates(spoken_norm(text))}
+
+
+def _date_grounded(canon: str, years: dict[tuple[int, int], int], src: Sources) -> bool:
+    found = month_days(canon)
+    if not found:
+        return False
+    month, day = next(iter(found))
+    return src.stated_date_grounded(month, day, years.get((month, day)))
 
 
 def _stated_grounded(kind: str, value: str, canon: str, src: Sources) -> tuple[bool, int]:
@@ -153,7 +192,28 @@ def _stated_grounded(kind: str, value: str, canon: str, src: Sources) -> tuple[b
         return any(src.has_tokens(v) for v in time_variants(canon)), 2
     if kind == "date":
         return src.has_tokens(value) or src.has_text(value), 2
+    if kind == "month_year":
+        month, year = canon.split()
+        return src.month_grounded(MONTHS.index(month) + 1, int(year)), 2
+    if kind == "code":
+        return src.has_text(value) or _labelled_code(value, src), 1
     return src.has_text(value), 1
+
+
+def _labelled_code(value: str, src: Sources) -> bool:
+    """A grounded identifier glued to a word the sources use, as spoken-form normalising
+    does with "employee I D E M P ..." (IDEMP...) or "two P T O days" (2PTO): the word and
+    the rest are both known."""
+    token = re.sub(r"[^A-Za-z0-9]", "", value)
+    for m in re.finditer(r"^([A-Za-z]{2,4})(?=\d)|^(\d{1,2})(?=[A-Za-z]{2,5}$)", token):
+        head = m.group(0)
+        rest = token[len(head) :]
+        if head.isalpha():
+            if src.has_word(head) and src.has_text(rest):
+                return True
+        elif src.has_word(rest) and src.has_number(float(head)):
+            return True
+    return False
 
 
 def time_variants(canon: str) -> list[str]:

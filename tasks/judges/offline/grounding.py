@@ -2,17 +2,22 @@
 
 A :class:`Sources` collects, in conversation order, what the caller said, what the tools
 returned and what the policy text says, in canonical and compact forms, plus every number
-they contain. A value is *grounded* when its compact form appears in those sources, or (for
-amounts) when it is one of their numbers or the sum/difference of two of them.
+they contain. A value is *grounded* when its compact form appears in those sources; an
+amount also when simple arithmetic on known money figures gives it
+(:mod:`~tasks.judges.offline.arithmetic`), a date also when date arithmetic on known dates
+and periods gives it (:mod:`~tasks.judges.offline.dates`).
 """
 
 from __future__ import annotations
 
 import re
-from datetime import date
+from datetime import timedelta
+from functools import lru_cache
 from typing import Any
 
-from tasks.judges.offline.entities import canonical, written_canonical
+from tasks.judges.offline.arithmetic import Figures, count_fields, money_fields
+from tasks.judges.offline.dates import Calendar, month_day_forms, parse_day
+from tasks.judges.offline.entities import canonical, spoken_norm, written_canonical
 from tasks.spoken.words import MONTHS
 
 PLACEHOLDERS = {
@@ -40,7 +45,6 @@ RELATIVE_DAYS = re.compile(
     r"\b(today|tonight|tomorrow|yesterday|this (morning|afternoon|evening))\b"
 )
 _NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w])")
-_ISO_DATE = re.compile(r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?!\d)")
 
 
 def flatten(value: Any) -> list[str]:
@@ -56,44 +60,25 @@ def numbers_in(text: str) -> set[float]:
     return {float(n) for n in _NUMBER.findall(text.replace(",", ""))}
 
 
-def month_day_forms(text: str) -> str:
-    """'march 20' for every ISO date in ``text``, so tool dates meet spoken dates."""
-    return " ".join(_month_day(m) for m in _ISO_DATE.finditer(text))
-
-
-def _month_day(match: re.Match[str]) -> str:
-    month = int(match.group(2))
-    return f"{MONTHS[month - 1]} {int(match.group(3))}" if 1 <= month <= 12 else ""
-
-
 def _squeeze(text: str) -> str:
     """Compact form with zero padding inside identifiers dropped: 'B06' == 'B6'."""
     return re.sub(r"(?<=[a-z])0+(?=\d)", "", re.sub(r"[^a-z0-9@]", "", text.lower()))
 
 
-_MONEY_FIELD = re.compile(
-    r"fare|fee|amount|price|cost|total|paid|credit|refund|charge|collected|diff"
-)
-
-
-def money_fields(value: Any, key: str = "") -> set[float]:
-    """Numbers stored under money-like keys of a tool response."""
-    if isinstance(value, dict):
-        return {n for k, v in value.items() for n in money_fields(v, str(k))}
-    if isinstance(value, list):
-        return {n for v in value for n in money_fields(v, key)}
-    if (
-        isinstance(value, int | float)
-        and not isinstance(value, bool)
-        and _MONEY_FIELD.search(key.lower())
-    ):
-        return {abs(float(value))}
-    return set()
-
-
 def is_placeholder(value: Any) -> bool:
     text = str(value).strip().lower()
     return text in PLACEHOLDERS or bool(re.fullmatch(r"(.)\1{3,}", text))
+
+
+@lru_cache(maxsize=64)
+def policy_amounts(policy: str) -> frozenset[float]:
+    """Dollar figures of a policy text, written ("$75") or spoken ("75 dollars")."""
+    text = policy + " " + spoken_norm(policy)
+    return frozenset(float(n.replace(",", "")) for n in re.findall(r"\$(\d[\d,]*(?:\.\d+)?)", text))
+
+
+def _amounts(norm: str) -> set[float]:
+    return {float(n) for n in re.findall(r"\$(\d+(?:\.\d+)?)", norm)}
 
 
 class Sources:
@@ -110,25 +95,30 @@ class Sources:
         self.policy_canonical = canonical(policy) if policy else ""
         self.policy_compact = re.sub(r"[^a-z0-9]", "", self.policy_canonical)
         self.policy_numbers = numbers_in(self.policy_canonical)
-        self.policy_money = {
-            float(n.replace(",", "")) for n in re.findall(r"\$(\d[\d,]*(?:\.\d+)?)", policy)
-        }
-        self.money: set[float] = set()
-        self.today = _parse_day(current_date_time)
+        self.policy_money = set(policy_amounts(policy)) if policy else set()
+        self.money = Figures()
+        self.money.add(self.policy_money)
+        self.today = parse_day(current_date_time)
+        self.calendar = Calendar(self.today)
+        self.calendar.add_text(self.policy_canonical, anchors=False)
         if self.today:
             self.add_tool_text(self.today.isoformat())
 
     def add_user(self, text: str) -> None:
         self.user_raw += " " + text
+        norm = spoken_norm(text)
         canon = canonical(text)
-        self.user_canonical += " " + canon
-        self.user_compact += " " + _squeeze(canon)
+        self.user_canonical += f" {canon} {month_day_forms(norm)}"
+        # Squeezed token by token: "are 0608" must keep the zero of "0608".
+        self.user_compact += " " + " ".join(_squeeze(tok) for tok in norm.split())
         self.numbers |= numbers_in(canon)
-        self.money |= {n for n in numbers_in(canon) if n >= 1}
+        self.money.add(_amounts(norm), {int(n) for n in numbers_in(canon) if n.is_integer()})
+        self.calendar.add_text(norm)
 
     def add_tool_response(self, response: Any) -> None:
         self.add_tool_text(" ; ".join(flatten(response)))
-        self.money |= money_fields(response)
+        self.money.add(money_fields(response), count_fields(response))
+        self.calendar.add_fields(response)
 
     def add_tool_text(self, text: str) -> None:
         self.tool_raw += " " + text
@@ -136,6 +126,7 @@ class Sources:
         self.tool_canonical += " " + canon
         self.tool_compact += " " + " ".join(_squeeze(tok) for tok in re.split(r"[;,\s]+", text))
         self.numbers |= numbers_in(text)
+        self.calendar.add_text(text.lower(), machine=True)
 
     def has_text(self, value: str, include_policy: bool = True) -> bool:
         """The value's compact form occurs in caller text, tool results (or the policy).
@@ -146,6 +137,14 @@ class Sources:
         if key in self.user_compact.replace(" ", "") or key in self.tool_compact.replace(" ", ""):
             return True
         return include_policy and len(key) >= 3 and key in self.policy_compact
+
+    def has_word(self, word: str) -> bool:
+        """``word`` is a token of caller text, tool results or the policy."""
+        needle = f" {word.lower()} "
+        haystacks = (self.user_canonical, self.tool_canonical, self.policy_canonical)
+        return any(needle in f" {h} " for h in haystacks) or bool(
+            re.search(rf"(?:^|[\W_]){re.escape(word.lower())}(?:[\W_]|$)", self.tool_raw.lower())
+        )
 
     def has_tokens(self, value: str) -> bool:
         """The canonical token run occurs in caller text, tool results or the policy."""
@@ -168,43 +167,32 @@ class Sources:
         return False
 
     def has_amount(self, value: float) -> bool:
-        """An amount is grounded when it is a known figure, or up to three money figures
-        (tool fields named like fares/fees/totals, dollar figures of the policy, amounts the
-        caller said) added or subtracted."""
-        if self.has_number(value, derived=False):
-            return True
-        money = sorted(self.money | self.policy_money)[:60]
-        for i, a in enumerate(money):
-            for j, b in enumerate(money[i:], i):
-                for combo in (a + b, abs(a - b)):
-                    if abs(combo - value) < 0.005:
-                        return True
-                for c in money[j:]:
-                    for combo in (a + b + c, a + b - c, a - b + c, b + c - a):
-                        if abs(abs(combo) - value) < 0.005:
-                            return True
-        return False
+        """An amount is grounded when it is a known number, or simple arithmetic on money
+        figures (tool fields named like fares/fees/totals, dollar figures of the policy,
+        amounts the caller said) and counts gives it (:mod:`.arithmetic`)."""
+        return self.has_number(value, derived=False) or self.money.derivable(value)
 
     def date_grounded(self, iso: str) -> bool:
-        """A date the caller said, a tool returned, or one day either side of such a date
-        or of today (next-day and previous-day searches are ordinary)."""
-        day = _parse_day(iso)
+        """A date argument: one the caller said, a tool returned or the calendar derives,
+        or one day either side of such a date or of today (next-day and previous-day
+        searches are ordinary)."""
+        day = parse_day(iso)
         if day is None:
             return self.has_text(iso)
         spoken = f"{MONTHS[day.month - 1]} {day.day}"
         if iso in self.tool_raw or f" {spoken} " in f" {self.user_canonical} ":
             return True
-        known = {d for m in _ISO_DATE.finditer(self.tool_raw) if (d := _parse_day(m.group(0)))}
-        if self.today:
-            known.add(self.today)
-        return any(abs((day - other).days) <= 1 for other in known)
+        return any(
+            self.calendar.date_grounded(d.month, d.day, d.year)
+            for d in (day, day - _ONE_DAY, day + _ONE_DAY)
+        )
+
+    def stated_date_grounded(self, month: int, day: int, year: int | None = None) -> bool:
+        """A date the agent states: a known or derived date (no one-day slack)."""
+        return self.calendar.date_grounded(month, day, year)
+
+    def month_grounded(self, month: int, year: int) -> bool:
+        return self.calendar.month_grounded(month, year)
 
 
-def _parse_day(text: str) -> date | None:
-    match = _ISO_DATE.search(text or "")
-    if not match:
-        return None
-    try:
-        return date(int(match.group(1)), int(match.group(2)), int(match.group(3)))
-    except ValueError:
-        return None
+_ONE_DAY = timedelta(days=1)

@@ -9,7 +9,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from tasks.judges.inputs import ConversationInput, TraceItem
-from tasks.judges.offline.entities import canonical
+from tasks.judges.offline.entities import canonical, compact, find_entities
 from tasks.judges.offline.grounding import Sources
 
 DIMENSIONS = (
@@ -101,7 +101,7 @@ def _walk(value: Any, key: str = "") -> list[tuple[str, Any]]:
 
 
 def _write_problem(
-    trace: list[TraceItem], i: int, said: str, tools: list[dict[str, Any]]
+    trace: list[TraceItem], i: int, said: str, tools: list[dict[str, Any]], charged: bool
 ) -> str | None:
     """Why the write at ``trace[i]`` lacks the caller's informed agreement, if it does."""
     before = trace[:i]
@@ -115,18 +115,33 @@ def _write_problem(
             break
         if item.kind == "tool_call" and not is_write_tool(item.tool_name or "", tools):
             return f"in the same breath as the {item.tool_name} lookup, before telling the caller"
-    if not _AFFIRM.search(said):
+    if not _AFFIRM.search(said) and (charged or not caller_chose(said, trace[i])):
         return "without the caller agreeing in this turn"
     if _COST_QUESTION.search(said):
         return "with the caller's cost question unanswered"
     return None
 
 
+def caller_chose(said: str, call: TraceItem) -> bool:
+    """The caller asked for the very value the write uses ("The window desk, D five two zero,
+    please" before ``desk_code=BLD7-FL5-D520``): picking an option the agent offered is
+    agreeing to it. Not for charges: money needs an explicit yes to a stated amount."""
+    if not said or "?" in said:
+        return False
+    args = " ".join(compact(str(v)) for v in call.params.values() if isinstance(v, str | int))
+    return any(
+        len(key := compact(e.value)) >= 3 and any(c.isdigit() for c in key) and key in args
+        for e in find_entities(said)
+    )
+
+
 def unconfirmed_writes(trace: list[TraceItem], tools: list[dict[str, Any]]) -> list[Issue]:
     """Irreversible or charging write tools run without the caller's informed agreement:
     right after a lookup in the same turn, right after a question the caller had not
     answered, with no agreement in the caller's words, or with the caller's cost question
-    pending. Writes that only grant benefits or carry ancillaries over are left alone."""
+    pending. A caller who picks the offered value the write uses agrees to a write that
+    charges nothing. Writes that only grant benefits or carry ancillaries over are left
+    alone."""
     user_text: dict[int, str] = {}
     for item in trace:
         if item.kind == "user":
@@ -142,7 +157,7 @@ def unconfirmed_writes(trace: list[TraceItem], tools: list[dict[str, Any]]) -> l
         charged = charges_caller(item, response)
         if not (charged or _IRREVERSIBLE.search(name)):
             continue
-        why = _write_problem(trace, i, user_text.get(item.turn_id, "").strip(), tools)
+        why = _write_problem(trace, i, user_text.get(item.turn_id, "").strip(), tools, charged)
         if why:
             issues.append(
                 Issue(

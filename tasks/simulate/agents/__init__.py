@@ -23,7 +23,6 @@ from pydantic import BaseModel, ConfigDict, Field
 from scenarios.models import Scenario
 from scenarios.registry import Registry
 from tasks.simulate.config import SimulationConfig
-from tasks.simulate.gateway import ToolGateway
 from tasks.simulate.policy import AgentReply
 
 
@@ -69,10 +68,6 @@ def get_agent(name: str, mode: str) -> AgentDefinition:
             f"agent {name!r} does not support mode {mode!r} (supports: {sorted(agent.modes)})"
         )
     return agent
-
-
-def tools_of(ctx: AgentContext) -> ToolGateway:
-    return ctx.tools  # type: ignore[no-any-return]
 
 
 for _module in pkgutil.iter_modules(__path__):

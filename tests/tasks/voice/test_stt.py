@@ -49,7 +49,9 @@ def test_round_trip_wer_per_condition(recognizer: Recognizer, condition: str) ->
 def test_recognition_is_deterministic(recognizer: Recognizer) -> None:
     clip = from_wire(to_wire(synthesize(render_spoken(SENTENCES[3]), VoiceSpec(voice="en-us"))))
     assert recognizer.recognize(clip) == recognizer.recognize(clip)
-    assert np.array_equal(prepare_audio(clip, recognizer.spec), prepare_audio(clip, recognizer.spec))
+    assert np.array_equal(
+        prepare_audio(clip, recognizer.spec), prepare_audio(clip, recognizer.spec)
+    )
 
 
 def test_code_grammar_hears_nato_codes(recognizer: Recognizer) -> None:
@@ -57,7 +59,9 @@ def test_code_grammar_hears_nato_codes(recognizer: Recognizer) -> None:
     voice = VoiceSpec(voice="en-us+klatt3")
     heard = [
         normalize_spoken(
-            recognizer.recognize(from_wire(to_wire(synthesize(speak_code(c, "nato"), voice))), "code")
+            recognizer.recognize(
+                from_wire(to_wire(synthesize(speak_code(c, "nato"), voice))), "code"
+            )
         )
         for c in codes
     ]

@@ -95,7 +95,9 @@ def test_wire_round_trip_and_frames() -> None:
     assert decoded.rate == 8000
     back = telephone_round_trip(clip)
     assert back.rate == clip.rate
-    snr = 10 * np.log10(np.sum(clip.samples**2) / np.sum((clip.samples - back.samples[: clip.n_samples]) ** 2))
+    snr = 10 * np.log10(
+        np.sum(clip.samples**2) / np.sum((clip.samples - back.samples[: clip.n_samples]) ** 2)
+    )
     assert snr > 25  # mu-law is roughly 38 dB; resampling edges cost a little
     chunks = frames(payload[:500])
     assert [len(c) for c in chunks] == [FRAME_BYTES] * 4

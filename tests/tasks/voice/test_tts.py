@@ -8,8 +8,8 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pytest
 
-from perturbations.audio import VoiceSpec
 from perturbations.accent import ENGLISH_ACCENTS, VOICE_VARIANTS
+from perturbations.audio import VoiceSpec
 from scenarios.registry import UnknownNameError
 from tasks.voice.espeak import VoiceNotFoundError, english_voices, resolve_voice, variants
 from tasks.voice.tts import ESPEAK_RATE, TTS_ENGINES, TtsError, synthesize
@@ -50,7 +50,7 @@ def test_prosody_changes_the_audio() -> None:
     fast = synthesize(text, VoiceSpec(rate_wpm=260))
     gaps = synthesize(text, VoiceSpec(rate_wpm=260, word_gap_ms=100))
     assert slow.duration_s > 1.5 * fast.duration_s
-    assert gaps.duration_s > fast.duration_s + 0.5
+    assert gaps.duration_s > fast.duration_s + 0.3
 
 
 def test_synthesis_is_deterministic_and_thread_safe() -> None:

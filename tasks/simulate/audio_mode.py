@@ -110,7 +110,8 @@ def _fill_from_call(
     log.caller_segments = _segments(side.events, "caller")
     log.agent_segments = _segments(side.events, "agent")
     record.turns = build_turns(log)
-    record.events = sorted([*record.events, *side.events], key=lambda e: e.t_s)
+    caller_events = getattr(side.caller, "events", [])  # e.g. an LLM caller's usage
+    record.events = sorted([*record.events, *side.events, *caller_events], key=lambda e: e.t_s)
     record.caller_ended = side.caller_ended
     record.duration_s = round(duration, 3)
     record.stage_seconds = {k: round(v, 3) for k, v in side.stage_seconds.items()}

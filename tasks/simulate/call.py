@@ -285,7 +285,8 @@ class CallerSide:
         # Filed under the agent turn it was heard in, which began when its speech began.
         heard_at = self.heard.speech_start if self.heard.speech_start is not None else t
         self.log.caller_heard.append((min(heard_at, t), text))
-        turn = self.caller.respond(text)
+        # An LLM caller makes a blocking HTTP call: keep the event loop (and pacing) free.
+        turn = await asyncio.to_thread(self.caller.respond, text)
         self.events.append(
             TimelineEvent(
                 t_s=round(t, 3),

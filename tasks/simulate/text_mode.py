@@ -51,6 +51,7 @@ def simulate_text(scenario: Scenario, config: SimulationConfig) -> AttemptRecord
             record.events.append(TimelineEvent(t_s=0.0, source="agent", kind="end_call"))
             end_reason = "goodbye"
             break
+    record.events.extend(getattr(caller, "events", []))  # e.g. an LLM caller's usage
     finish_record(record, scenario, gateway, end_reason)
     record.wall_s = time.perf_counter() - started
     return record

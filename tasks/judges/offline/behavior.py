@@ -127,9 +127,9 @@ _YES_NO = re.compile(
     re.I,
 )
 _REQUEST = re.compile(
-    r"\b(could|can|may) (?:i|you|we) (?:have|get|give|tell|read|spell|provide|confirm)|"
-    r"\b(?:please )?(?:give|tell|read|spell|provide|say) (?:me|us)\b|"
-    r"\bwhat(?:'s| is| are)\b|\bwhich\b|\bplease (?:give|tell|read|spell|provide|say)\b",
+    r"\b(could|can|may) (?:i|you|we) (?:have|get|give|tell|read|spell|provide)\b|"
+    r"\b(?:give|tell|read|spell|provide|say) (?:me|us)\b|"
+    r"\bplease (?:give|tell|read|spell|provide|say|share)\b",
     re.I,
 )
 
@@ -154,13 +154,13 @@ def _names_item(sentence: str, key: str) -> bool:
     return bool(words) and all(w.rstrip("s") in tokens for w in words)
 
 
-def _value_given(value: str, said: str, said_compact: str) -> bool:
+def _value_given(value: str, said_compact: str) -> bool:
     """The caller said the value: whole, or most of its words / digit groups (a phone number
     confirmed by its last four digits, "Permanent Resident Card" for PERM_RESIDENT_CARD)."""
     key = compact(value)
     if not key or key in said_compact:
         return True
-    parts = [p for p in re.split(r"[^a-z0-9]+", canonical(value)) if len(p) >= 4]
+    parts = [p for p in re.findall(r"[a-z]+|\d+", canonical(value)) if len(p) >= 4]
     return bool(parts) and sum(p in said_compact for p in parts) * 2 >= len(parts)
 
 
@@ -174,27 +174,24 @@ def missing_information(inp: BehaviorInput) -> str | None:
         if item.kind != "assistant":
             continue
         for sentence in _requests(item.text):
-            for key in (k for k in items if _names_item(sentence, k)):
-                later = " ".join(
-                    t.text for t in inp.trace[i + 1 :] if t.kind == "user" and t.text.strip()
-                )
-                said = (
-                    later
-                    + " "
-                    + " ".join(
-                        text
-                        for turn, text in inp.intended_user_turns.items()
-                        if turn > item.turn_id
-                    )
-                )
-                said_compact = compact(said)
-                variants = [v for k, v in items.items() if _words(key) <= _words(k)]
-                if any(_value_given(v, said, said_compact) for v in variants):
-                    continue
-                if _write_succeeded_after(inp, i):
-                    continue
+            # "the new hire's employee ID" names new_hire_employee_id and employee_id: the
+            # request is answered when any item it names is.
+            asked = [k for k in items if _names_item(sentence, k)]
+            if not asked or _answered(inp, asked, items):
+                continue
+            if not _write_succeeded_after(inp, i):
+                key = max(asked, key=lambda k: len(_words(k)))
                 return f"the agent asked for {key} (turn {item.turn_id}); the caller never gave it"
     return None
+
+
+def _answered(inp: BehaviorInput, asked: list[str], items: dict[str, str]) -> bool:
+    """Some item the request names (or a variant) was said at any point of the call: a
+    value given before the agent asked again is the agent's loss, not the caller's."""
+    said = [t.text for t in inp.trace if t.kind == "user"] + list(inp.intended_user_turns.values())
+    said_compact = compact(" ".join(said))
+    variants = [v for k, v in items.items() if any(_words(a) <= _words(k) for a in asked)]
+    return any(_value_given(v, said_compact) for v in variants)
 
 
 def _write_succeeded_after(inp: BehaviorInput, index: int) -> bool:

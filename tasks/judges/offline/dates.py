@@ -26,6 +26,9 @@ from typing import Any
 from tasks.spoken.words import MONTHS
 
 ISO_DATE = re.compile(r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?!\d)")
+_DIGIT_DATE = re.compile(
+    r"(?<![\d.])((?:19|20)\d\d)[ ,/-]{0,3}(0[1-9]|1[0-2])[ ,/-]{0,3}([0-3]\d)(?![\d.])"
+)
 _COMPACT_DATE = re.compile(r"(?<![\d])(20\d\d)(0[1-9]|1[0-2])([0-3]\d)(?!\d)")
 _MONTH_WORDS = "|".join(MONTHS)
 MONTH_YEAR = re.compile(rf"\b({_MONTH_WORDS}) (1[89]\d\d|20\d\d)\b")
@@ -59,6 +62,12 @@ def iso_dates(text: str) -> set[date]:
 def compact_dates(text: str) -> set[date]:
     """Dates written inside identifiers ("FL_SW254_20260413") of machine text."""
     return {d for m in _COMPACT_DATE.finditer(text or "") if (d := _iso(m))}
+
+
+def spoken_dates(norm: str) -> set[date]:
+    """ISO dates plus dates a caller read out as digits ("one nine nine one dash zero nine
+    dash one four" normalises to 19910914, "..., zero nine, one four" to 1991 09 14)."""
+    return iso_dates(norm) | {d for m in _DIGIT_DATE.finditer(norm) if (d := _iso(m))}
 
 
 def month_day(day: date) -> str:
@@ -99,12 +108,13 @@ class Calendar:
         self._candidates: tuple[set[date], list[date]] | None = None
 
     def add_text(self, norm: str, *, anchors: bool = True, machine: bool = False) -> None:
-        """Periods named in normalised text; its dates too when ``anchors`` (and dates
-        inside identifiers when it is ``machine`` text, a tool result)."""
+        """Periods named in normalised text; its dates too when ``anchors``: dates inside
+        identifiers of ``machine`` text (tool results), digit-read dates of spoken text."""
         for m in _PERIOD.finditer(norm):
             self._add_period(int(m.group(1)), m.group(2))
         if anchors:
-            self.anchors |= iso_dates(norm) | (compact_dates(norm) if machine else set())
+            self.anchors |= compact_dates(norm) if machine else spoken_dates(norm)
+            self.anchors |= iso_dates(norm)
             self.spoken |= month_days(norm)
         self._candidates = None
 

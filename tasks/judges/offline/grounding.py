@@ -16,7 +16,7 @@ from functools import lru_cache
 from typing import Any
 
 from tasks.judges.offline.arithmetic import Figures, count_fields, money_fields
-from tasks.judges.offline.dates import Calendar, month_day_forms, parse_day
+from tasks.judges.offline.dates import Calendar, month_day, month_day_forms, parse_day, spoken_dates
 from tasks.judges.offline.entities import canonical, spoken_norm, written_canonical
 from tasks.spoken.words import MONTHS
 
@@ -108,7 +108,8 @@ class Sources:
         self.user_raw += " " + text
         norm = spoken_norm(text)
         canon = canonical(text)
-        self.user_canonical += f" {canon} {month_day_forms(norm)}"
+        said_dates = " ".join(month_day(d) for d in sorted(spoken_dates(norm)))
+        self.user_canonical += f" {canon} {said_dates}"
         # Squeezed token by token: "are 0608" must keep the zero of "0608".
         self.user_compact += " " + " ".join(_squeeze(tok) for tok in norm.split())
         self.numbers |= numbers_in(canon)

@@ -301,8 +301,8 @@ def run(options: BenchOptions) -> list[Figure]:
             label="audio-mode run",
             mode="audio",
             domains=["airline"],
-            limit=2,
-            trials=2 if options.quick else 3,
+            limit=2 if options.quick else 3,
+            trials=2 if options.quick else 4,
         )
         if eva_root is None:
             failed = ChildResult(target="run", error="no EVA checkout (set EVAFLOW_EVA_ROOT)")

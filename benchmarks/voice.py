@@ -114,6 +114,7 @@ def _records() -> list[dict]:
 
 
 def _entity_values(record: dict) -> list[tuple[str, str]]:
+    """Key entities of a record's caller facts; codes are booking-style (5-8 symbols)."""
     info = record.get("user_goal", {}).get("information_required", {}) or {}
     found = []
     for key, value in info.items():
@@ -121,13 +122,25 @@ def _entity_values(record: dict) -> list[tuple[str, str]]:
             found.append(("amount", f"${value:,}"))
         elif isinstance(value, str):
             for entity in extract_entities(value):
-                if entity.type in ENTITY_TYPES and entity.text == value.strip():
-                    found.append((entity.type, value.strip()))
+                if entity.type not in ENTITY_TYPES or entity.text != value.strip():
+                    continue
+                if entity.type == "code" and not 5 <= len(entity.value) <= 8:
+                    continue
+                found.append((entity.type, value.strip()))
     return found
 
 
+def _values_by_type(records: list[dict]) -> dict[str, list[str]]:
+    values: dict[str, list[str]] = {k: [] for k in ENTITY_TYPES}
+    for record in records:
+        for kind, value in _entity_values(record):
+            if value not in values[kind]:
+                values[kind].append(value)
+    return values
+
+
 def build_sets(per_type: int, n_general: int, seed: int) -> tuple[list[str], list[Item]]:
-    """(LM template texts, test items)."""
+    """(LM template texts from one half of the records, test items from the other half)."""
     records = _records()
     rng = random.Random(seed)
     rng.shuffle(records)
@@ -137,23 +150,19 @@ def build_sets(per_type: int, n_general: int, seed: int) -> tuple[list[str], lis
     test_openings = [r.get("starting_utterances", {}).get("en", "") for r in test]
     test_openings = [t for t in test_openings if t] or FALLBACK_OPENINGS
     templates = [t for t in openings if t]
-    examples = {
-        "code": "ZK3FFW",
-        "employee_id": "EMP048271",
-        "amount": "$120",
-        "date": "2026-03-25",
-    }
-    templates += [CARRIERS[k].format(v) for k, v in examples.items()]
+    # Carrier templates with the *training* half's values: the LM learns their shapes
+    # (corpus re-draws every value), the test half's values stay unseen.
+    examples = {"code": ["ZK3FFW"], "employee_id": ["EMP048271"], "amount": ["$120"]}
+    examples["date"] = ["2026-03-25"]
+    for kind, values in _values_by_type(train).items():
+        for value in values[:20] or examples[kind]:
+            templates.append(CARRIERS[kind].format(value))
     items = [Item(t, "general", tuple(extract_entities(t))) for t in test_openings[:n_general]]
-    values: dict[str, list[str]] = {k: [] for k in ENTITY_TYPES}
-    for record in test:
-        for kind, value in _entity_values(record):
-            if value not in values[kind]:
-                values[kind].append(value)
     fallback = {"code": ["QX7RTA", "M62JCV"], "employee_id": ["EMP193847"], "amount": ["$250"]}
     fallback["date"] = ["2027-11-03"]
+    test_values = _values_by_type(test)
     for kind in ENTITY_TYPES:
-        for value in (values[kind] or fallback[kind])[:per_type]:
+        for value in (test_values[kind] or fallback[kind])[:per_type]:
             text = CARRIERS[kind].format(value)
             items.append(Item(text, kind, tuple(extract_entities(text))))
     return templates, items

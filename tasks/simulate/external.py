@@ -62,7 +62,13 @@ class ExternalAgent:
     @asynccontextmanager
     async def serve(self, ctx: object) -> AsyncIterator[str]:
         """Nothing to start: the agent is already running; yields its URL."""
-        url = external_url(ctx.config)  # type: ignore[attr-defined]
+        config = ctx.config  # type: ignore[attr-defined]
+        url = external_url(config)
         if url is None:
             raise ExternalAgentError("the external agent needs a URL")
+        if config.clock != "realtime":
+            raise ExternalAgentError(
+                "an external agent cannot follow the virtual clock's sync ticks; "
+                "use clock='realtime' (tasks.simulate.realtime)"
+            )
         yield url

@@ -22,8 +22,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import time
 import traceback
+from collections import deque
 from contextlib import AsyncExitStack
 from typing import Any
 
@@ -31,7 +33,7 @@ import numpy as np
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
 
-from perturbations.audio import Clip
+from perturbations.audio import Clip, VoiceSpec
 from scenarios.models import Scenario
 from tasks.records import AttemptRecord, EndReason, TimelineEvent
 from tasks.simulate import protocol as wire
@@ -46,12 +48,24 @@ from tasks.simulate.config import SimulationConfig
 from tasks.simulate.external import external_url
 from tasks.simulate.record import finish_record, new_gateway, new_record
 from tasks.simulate.stt_pool import PooledCallerRecognizer
+from tasks.simulate.tracks import CLEAN_RATE
 from tasks.simulate.voices import caller_voice, persona_style
 from tasks.simulate.wire_checks import AudioFormatMonitor, flood_problem, timing_event
-from tasks.voice.telephony import WIRE_RATE, from_wire
+from tasks.voice.telephony import (
+    FRAME_BYTES,
+    ULAW_SILENCE,
+    WIRE_RATE,
+    from_wire,
+    resample,
+    to_wire,
+)
+from tasks.voice.tts import synthesize
 from tasks.voice.vad import VadEvent
 
 CLOSE_TIMEOUT_S = 2.0
+CLEAN_FRAME = CLEAN_RATE // 50
+AMBIENT_BATCH = 50  # open-mic frames converted to the wire at once (1 s)
+SILENT_WIRE_FRAME = bytes([ULAW_SILENCE]) * FRAME_BYTES
 # Beyond the call-time limit, the wall time an attempt may take to hang up and clean up.
 SHUTDOWN_GRACE_S = 20.0
 # Messages the reader handles before it lets the other calls on the loop run.
@@ -111,7 +125,9 @@ class RealtimeCallerSide(CallerSide):
 
     def __init__(self, *args: Any, start_parameters: dict[str, str] | None = None) -> None:
         super().__init__(*args)
-        self.clock = RealtimeClock()  # type: ignore[assignment]
+        self.rt_clock = RealtimeClock()
+        # Same now()/tick_time interface as the virtual clock the base class uses.
+        self.clock = self.rt_clock  # type: ignore[assignment]
         self.start_parameters = dict(start_parameters or {})
         self.format_monitor = AudioFormatMonitor()
         self.ended: CallEnded | None = None
@@ -124,12 +140,13 @@ class RealtimeCallerSide(CallerSide):
         self.caller_sent: list[float] = []
         self.agent_played: list[float] = []
         self.agent_queue_end = 0.0
+        self.ambient_frames: deque[bytes] = deque()
 
     async def run(self) -> tuple[EndReason, str | None, float]:
         call_sid = f"CA{self.stream_sid[2:]}"
         for message in wire.start_messages(self.stream_sid, call_sid, self.start_parameters):
             await self._send_raw(message)
-        self.clock.start()
+        self.rt_clock.start()
         reader = asyncio.create_task(self._read(), name=f"agent-reader:{self.stream_sid}")
         tick = 0
         try:
@@ -155,15 +172,15 @@ class RealtimeCallerSide(CallerSide):
                     t_s=round(tick * FRAME_S, 3),
                     source="harness",
                     kind="pacing",
-                    data=self.clock.pacing(),
+                    data=self.rt_clock.pacing(),
                 )
             )
 
     async def _tick(self, tick: int, t: float) -> None:
-        await self.clock.sleep_until(t, record=True)
+        await self.rt_clock.sleep_until(t, record=True)
         self._raise_if_ended()
         caller_wire, clean, finished = await self._caller_frame(t)
-        self.caller_sent.append(self.clock.now())
+        self.caller_sent.append(self.rt_clock.now())
         await self._send_raw(
             wire.media_message(self.stream_sid, caller_wire, int(t * 1000), tick + 1)
         )
@@ -175,7 +192,7 @@ class RealtimeCallerSide(CallerSide):
             )
             await self._send(stop)
         # Play the frames that arrived up to half a frame in: the tick nearest each arrival.
-        await self.clock.sleep_until(t + FRAME_S / 2)
+        await self.rt_clock.sleep_until(t + FRAME_S / 2)
         self._raise_if_ended()
         agent_pcm = await self._play(t)
         caller_pcm = from_wire(caller_wire).samples
@@ -186,6 +203,27 @@ class RealtimeCallerSide(CallerSide):
         if finished is not None:
             self._finish_utterance(finished, t + FRAME_S)
         await self._listen(t + FRAME_S)
+
+    async def _caller_frame(self, t: float) -> tuple[bytes, np.ndarray, Any]:
+        utt = self.current
+        if utt is not None and utt.start_at is not None and t >= utt.start_at:
+            return await super()._caller_frame(t)
+        return self._ambient_wire(), np.zeros(CLEAN_FRAME, np.float32), None
+
+    def _ambient_wire(self) -> bytes:
+        """The open mic between utterances, converted to the wire a second at a time:
+        resampling each 20 ms frame on its own costs ~1.4 ms (a filter design per call),
+        too much for the real-time loop."""
+        if not self.ambient_frames:
+            chunk = np.concatenate([self.ambient.next_frame() for _ in range(AMBIENT_BATCH)])
+            if not chunk.any():
+                self.ambient_frames.extend([SILENT_WIRE_FRAME] * AMBIENT_BATCH)
+            else:
+                payload = to_wire(Clip(chunk, CLEAN_RATE))
+                self.ambient_frames.extend(
+                    payload[i : i + FRAME_BYTES] for i in range(0, len(payload), FRAME_BYTES)
+                )
+        return self.ambient_frames.popleft()
 
     async def _play(self, t: float) -> np.ndarray:
         await self._echo_marks()
@@ -239,7 +277,7 @@ class RealtimeCallerSide(CallerSide):
         handled = 0
         try:
             async for raw in self.ws:
-                self._take(raw, self.clock.now())
+                self._take(raw, self.rt_clock.now())
                 handled += 1
                 if handled % READER_BATCH == 0:
                     await asyncio.sleep(0)  # a flooding agent must not starve other calls
@@ -312,6 +350,15 @@ async def _agent_url(
     return url, bridge.start_parameters()
 
 
+@functools.cache
+def warm_up_speech() -> None:
+    """Load the speech stack (eSpeak, resampling filters, lazy imports) before any call
+    starts: a first use in the middle of a call would stall every call on the loop."""
+    clip = synthesize("Hello.", VoiceSpec())
+    to_wire(resample(clip, CLEAN_RATE))
+    from_wire(to_wire(clip))
+
+
 class _Attempt:
     """Everything an attempt needs before its call starts (built off the event loop)."""
 
@@ -327,6 +374,7 @@ class _Attempt:
         )
         self.caller = build_caller(config.caller, scenario, config)
         self.gateway = new_gateway(scenario)
+        warm_up_speech()
 
     def side(self, ws: Any, config: SimulationConfig, params: dict[str, str]) -> RealtimeCallerSide:
         return RealtimeCallerSide(
@@ -374,7 +422,7 @@ async def simulate_realtime_async(scenario: Scenario, config: SimulationConfig) 
             url, params = await _agent_url(stack, scenario, config, attempt.gateway)
             ws = await stack.enter_async_context(_open_ws(url, config))
             side = attempt.side(ws, config, params)
-            attempt.gateway.now = side.clock.now
+            attempt.gateway.now = side.rt_clock.now
             limit = config.max_duration_s + SHUTDOWN_GRACE_S
             outcome = await asyncio.wait_for(side.run(), timeout=limit)
     except (OSError, InvalidHandshake, InvalidURI, TimeoutError) as exc:

@@ -19,10 +19,10 @@ import os
 import struct
 import sys
 from pathlib import Path
-from typing import BinaryIO
+from typing import IO
 
 
-def read_message(stream: BinaryIO) -> bytes | None:
+def read_message(stream: IO[bytes]) -> bytes | None:
     header = stream.read(4)
     if len(header) < 4:
         return None
@@ -33,12 +33,12 @@ def read_message(stream: BinaryIO) -> bytes | None:
     return data
 
 
-def write_message(stream: BinaryIO, payload: bytes) -> None:
+def write_message(stream: IO[bytes], payload: bytes) -> None:
     stream.write(struct.pack(">I", len(payload)) + payload)
     stream.flush()
 
 
-def _serve_one(engine, request: bytes, out: BinaryIO) -> None:
+def _serve_one(engine, request: bytes, out: IO[bytes]) -> None:
     try:
         spec = json.loads(request)
         params = {int(k): int(v) for k, v in spec["params"].items()}

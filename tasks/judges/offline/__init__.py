@@ -19,7 +19,7 @@ from pydantic import BaseModel, Field
 from scenarios.registry import Registry
 from tasks.judges.base import JUDGES, JudgeTask, JudgeVerdict, prompt_hash
 
-RULES_VERSION = "offline-v1"
+RULES_VERSION = "offline-v2"  # v2: arithmetic, derived dates, exonerations (issue 6)
 _RULE_MODULES = ("key_entities", "faithfulness", "experience", "speakability", "speech", "behavior")
 
 

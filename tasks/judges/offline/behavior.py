@@ -149,7 +149,8 @@ def _words(key: str) -> set[str]:
 
 
 def _names_item(sentence: str, key: str) -> bool:
-    words = [w for w in key.lower().split("_") if len(w) > 2]
+    """Every word of the item's key is a word of the sentence (plurals folded)."""
+    words = _words(key)
     tokens = {t.rstrip("s") for t in re.findall(r"[a-z]+", sentence)}
     return bool(words) and all(w.rstrip("s") in tokens for w in words)
 
@@ -167,8 +168,8 @@ def _value_given(value: str, said_compact: str) -> bool:
 def missing_information(inp: BehaviorInput) -> str | None:
     """The agent requested an item of the caller's instructions that the caller never gave
     (nor a variant of it: ``date_of_birth_you_first_say_1`` answers ``date_of_birth``,
-    ``old_phone_last_four_1`` answers ``phone_last_four``), and
-    no write succeeded afterwards (withholding that blocked nothing corrupted nothing)."""
+    ``old_phone_last_four_1`` answers ``phone_last_four``), and no write succeeded
+    afterwards (spec 4.5: only withholding that blocked a write corrupts the test)."""
     items = _info_items(inp.user_goal)
     for i, item in enumerate(inp.trace):
         if item.kind != "assistant":

@@ -28,76 +28,15 @@ _WEEKDAYS = {"monday", "tuesday", "wednesday", "thursday", "friday", "saturday",
 # Capitalised words that are not identifiers: greetings and fillers at any position,
 # clock/time-zone words, calendar words (dates are found separately), service classes and
 # loyalty tiers (policy vocabulary, not something to transcribe exactly), spelling words.
+_NOT_PROPER_WORDS = """
+    i i'm i'd i'll i've hi hello hey yes yeah no ok okay please thanks thank goodbye
+    bye sorry great good fine sure am pm a.m p.m est edt pst pdt cst cdt mst mdt hst
+    utc gmt eastern pacific central mountain time standard economy premium basic main
+    cabin business first class coach gold silver platinum elite member status as in the
+    and or of to for
+"""
 _NOT_PROPER = (
-    {
-        "i",
-        "i'm",
-        "i'd",
-        "i'll",
-        "i've",
-        "hi",
-        "hello",
-        "hey",
-        "yes",
-        "yeah",
-        "no",
-        "ok",
-        "okay",
-        "please",
-        "thanks",
-        "thank",
-        "goodbye",
-        "bye",
-        "sorry",
-        "great",
-        "good",
-        "fine",
-        "sure",
-        "am",
-        "pm",
-        "a.m",
-        "p.m",
-        "est",
-        "edt",
-        "pst",
-        "pdt",
-        "cst",
-        "cdt",
-        "mst",
-        "mdt",
-        "hst",
-        "utc",
-        "gmt",
-        "eastern",
-        "pacific",
-        "central",
-        "mountain",
-        "time",
-        "standard",
-        "economy",
-        "premium",
-        "basic",
-        "main",
-        "cabin",
-        "business",
-        "first",
-        "class",
-        "coach",
-        "gold",
-        "silver",
-        "platinum",
-        "elite",
-        "member",
-        "status",
-        "as",
-        "in",
-        "the",
-        "and",
-        "or",
-        "of",
-        "to",
-        "for",
-    }
+    set(_NOT_PROPER_WORDS.split())
     | _WEEKDAYS
     | set(MONTHS)
     | _NATO
@@ -255,6 +194,9 @@ def _normalized_rules(norm: str, found: list[CallerEntity]) -> None:
     """Entity patterns on the normalised text (lower-case words, canonical numbers)."""
     for m in re.finditer(rf"\b{_AIRLINE_WORDS}\s+(\d{{2,4}})\b", norm, re.IGNORECASE):
         _add(found, "flight_number", m.group(0))
+    # "SkyWay two fifty-five" normalises like a clock time ("skyway 2 55").
+    for m in re.finditer(rf"\b({_AIRLINE_WORDS})\s+(\d{{1,2}})\s([0-9]\d)\b(?!:)", norm, re.I):
+        _add(found, "flight_number", f"{m.group(1)} {m.group(2)}{m.group(3)}")
     for m in re.finditer(r"\b[A-Z]{2}\s?\d{2,4}\b", norm):
         _add(found, "flight_number", m.group(0))
     for m in re.finditer(r"\bgate\s+([a-z])\s?(\d{1,3})\b", norm, re.IGNORECASE):
@@ -329,8 +271,10 @@ def proper_nouns(text: str) -> list[str]:
 
 def clauses(text: str) -> list[str]:
     """Sentences and comma-separated clauses: a spelled code never spans a comma, and
-    normalising clauses apart keeps a code and its phonetic repetition from fusing."""
-    return [c for c in re.split(r"(?<=[.!?;])\s+|,\s+|\n+", text) if c.strip()]
+    normalising clauses apart keeps a code and its phonetic repetition from fusing (and a
+    year before a colon from fusing with the clock time after it: "twenty twenty-six: ten
+    AM")."""
+    return [c for c in re.split(r"(?<=[.!?;:])\s+|,\s+|\n+", text) if c.strip()]
 
 
 def find_entities(text: str) -> list[CallerEntity]:
@@ -393,3 +337,13 @@ def closest_span(value: str, heard: str) -> str:
             if ratio > best_ratio:
                 best, best_ratio = window, ratio
     return best if best_ratio >= 0.5 else ""
+
+
+def time_variants(canon: str) -> list[str]:
+    """'14:30' -> 14:30, 2:30, '2 30'; "1 o clock" -> 1:00, 13:00 (12/24-hour forms)."""
+    m = re.search(r"(\d{1,2})(?::(\d{2})| o clock)", canon)
+    if not m:
+        return [canon]
+    hour, minute = int(m.group(1)), m.group(2) or "00"
+    hours = {hour, hour % 12 or 12, (hour % 12) + 12}
+    return [f"{h}:{minute}" for h in hours] + [f"{h} {minute}" for h in hours] + [canon]

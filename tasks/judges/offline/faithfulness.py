@@ -12,8 +12,15 @@ from tasks.judges.base import JudgeTask
 from tasks.judges.inputs import ConversationInput, TraceItem
 from tasks.judges.offline import OfflineAnswer, offline_rule
 from tasks.judges.offline.dates import iso_dates, month_days
-from tasks.judges.offline.entities import canonical, find_entities, proper_nouns, spoken_norm
+from tasks.judges.offline.entities import (
+    canonical,
+    find_entities,
+    proper_nouns,
+    spoken_norm,
+    time_variants,
+)
 from tasks.judges.offline.grounding import Sources, flatten, is_placeholder, numbers_in
+from tasks.judges.offline.identifiers import code_grounded, email_grounded, mapped_code
 from tasks.judges.offline.policy import (
     DIMENSIONS,
     Issue,
@@ -27,17 +34,31 @@ from tasks.spoken.words import MONTHS
 SCOPE = """Rule-based faithfulness check. Flags: tool arguments that are placeholders or
 identifiers/dates/amounts found in no earlier caller turn, tool result or policy text
 (rated 2 on read tools, 1 on write tools); amounts, codes, flight numbers, dates and times
-the agent states that no caller turn, tool result or policy figure supports (amounts may
-be a sum or difference of two known figures); 'on time / no delay' claims contradicted by
-a tool result; write tools executed without a caller confirmation in that turn (1 when
-money moves, else 2); policy-style claims whose content words are absent from the policy
-and tool results; claimed emails/texts without a tool to send them; airline brands not in
-the role, policy or tool results; a failed lookup retried with an unsourced value instead of
-asking the caller. It cannot judge meaning: wrong enum choices, omitted caveats, misapplied
-policy conditions, paraphrased misstatements or whether a caller's request was ambiguous."""
+the agent states that no caller turn, tool result or policy figure supports. Simple
+arithmetic is allowed: amounts may be sums or differences of up to three known money
+figures or a figure times a count (per passenger, per night); dates may be a known date
+shifted by a period the policy, a tool or the caller names (months also by the difference
+of two such periods); short all-letter words (ID, HR) are not identifiers, identifiers
+glued to a label word or read one after another are checked piece by piece, and values
+given as an example are not claims. Also flags 'on time / no delay' claims contradicted by
+a tool result; irreversible or charging writes executed without the caller's agreement
+(a caller picking the offered value agrees to a free write; agreement given before an
+identity check still holds) or charging money never mentioned before (rated 1); policy-style
+claims whose content words are absent from the policy and tool results; claimed
+emails/texts without a tool to send them; airline brands not in the role, policy or tool
+results; a failed lookup retried with an unsourced value instead of asking the caller. It
+cannot judge meaning: wrong enum choices, omitted caveats, misapplied policy conditions,
+paraphrased misstatements or whether a caller's request was ambiguous."""
 
 _DATE_WHY = "date from no source"
 _TIME_WHY = "time from no source"
+# Values given as an illustration ("a flight number, like 'SkyWay one twenty three'") are
+# not claims about the caller's booking.
+_EXAMPLE = re.compile(
+    r"(?:,\s*like|\blike\s+(?=[\"\u201c'])|\bfor (?:example|instance)|\bsuch as|\be\.g\.)"
+    r"[,:]?\s*[\"\u201c']?[^.;?!\"\u201d]*[\"\u201d']?",
+    re.IGNORECASE,
+)
 _DATETIME = re.compile(r"(\d{4}-\d{2}-\d{2})[ T](\d{1,2}:\d{2})(?::00)?")
 _STATED_TYPES = {
     "amount",
@@ -105,7 +126,9 @@ def _ungrounded_param(name: str, value: Any, text: str, src: Sources) -> str | N
     if isinstance(value, int | float):
         return None if value <= 10 or src.has_number(float(value)) else "number from no source"
     if re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
-        return None if src.date_grounded(text) else _DATE_WHY
+        # Search dates may be a day off what was said; personal dates may not.
+        personal = bool(re.search(r"birth|dob|expir|issue", name.lower()))
+        return None if src.date_grounded(text, slack=not personal) else _DATE_WHY
     if m := _DATETIME.fullmatch(text):
         # A date-time argument is two values, each grounded on its own ("April 27" from
         # the caller, "10:00" from the availability the tool listed).
@@ -116,7 +139,8 @@ def _ungrounded_param(name: str, value: Any, text: str, src: Sources) -> str | N
     if re.fullmatch(r"[a-z_]+", text) or len(text) > 60:
         return None  # enum values and free text: meaning cannot be checked by rule
     if re.search(r"\d", text) or re.fullmatch(r"[A-Z]{5,}", text):
-        return None if src.has_text(text) else "identifier not given by the caller or a tool"
+        grounded = src.has_text(text) or mapped_code(re.sub(r"\W", "", text), name, src)
+        return None if grounded else "identifier not given by the caller or a tool"
     if re.fullmatch(r"[A-Z][a-zA-Z'\- ]+", text) and "name" in name:
         return None if src.has_text(text) else "name not given by the caller or a tool"
     return None
@@ -127,10 +151,12 @@ def _statement_issues(item: TraceItem, ctx: _Ctx, tools_seen: bool) -> list[Issu
     src = ctx.sources
     dim = "misrepresenting_tool_result" if tools_seen else "hallucination"
     years = _years_by_month_day(item.text)
-    for entity in find_entities(item.text):
+    for entity in find_entities(_EXAMPLE.sub(" ", item.text)):
         if entity.type not in _STATED_TYPES or _is_abbreviation(entity.type, entity.value):
             continue
-        grounded, severity = _stated_grounded(entity.type, entity.value, entity.canonical, src)
+        grounded, severity = _stated_grounded(
+            entity.type, entity.value, entity.canonical, src, item.text
+        )
         if not grounded and entity.type == "date":
             grounded = _date_grounded(entity.canonical, years, src)
         if not grounded:
@@ -180,7 +206,9 @@ def _date_grounded(canon: str, years: dict[tuple[int, int], int], src: Sources) 
     return src.stated_date_grounded(month, day, years.get((month, day)))
 
 
-def _stated_grounded(kind: str, value: str, canon: str, src: Sources) -> tuple[bool, int]:
+def _stated_grounded(
+    kind: str, value: str, canon: str, src: Sources, context: str = ""
+) -> tuple[bool, int]:
     if kind == "amount":
         return all(src.has_amount(n) for n in numbers_in(canon)), 1
     if kind == "flight_number":
@@ -196,34 +224,10 @@ def _stated_grounded(kind: str, value: str, canon: str, src: Sources) -> tuple[b
         month, year = canon.split()
         return src.month_grounded(MONTHS.index(month) + 1, int(year)), 2
     if kind == "code":
-        return src.has_text(value) or _labelled_code(value, src), 1
+        return code_grounded(value, src, context), 1
+    if kind == "email":
+        return email_grounded(value, src), 1
     return src.has_text(value), 1
-
-
-def _labelled_code(value: str, src: Sources) -> bool:
-    """A grounded identifier glued to a word the sources use, as spoken-form normalising
-    does with "employee I D E M P ..." (IDEMP...) or "two P T O days" (2PTO): the word and
-    the rest are both known."""
-    token = re.sub(r"[^A-Za-z0-9]", "", value)
-    for m in re.finditer(r"^([A-Za-z]{2,4})(?=\d)|^(\d{1,2})(?=[A-Za-z]{2,5}$)", token):
-        head = m.group(0)
-        rest = token[len(head) :]
-        if head.isalpha():
-            if src.has_word(head) and src.has_text(rest):
-                return True
-        elif src.has_word(rest) and src.has_number(float(head)):
-            return True
-    return False
-
-
-def time_variants(canon: str) -> list[str]:
-    """'14:30' -> 14:30, 2:30, '2 30'; "1 o clock" -> 1:00, 13:00 (12/24-hour forms)."""
-    m = re.search(r"(\d{1,2})(?::(\d{2})| o clock)", canon)
-    if not m:
-        return [canon]
-    hour, minute = int(m.group(1)), m.group(2) or "00"
-    hours = {hour, hour % 12 or 12, (hour % 12) + 12}
-    return [f"{h}:{minute}" for h in hours] + [f"{h} {minute}" for h in hours] + [canon]
 
 
 def _delay_in_tools(src: Sources) -> bool:
@@ -245,7 +249,9 @@ def _brand_issues(item: TraceItem, known: str) -> list[Issue]:
                 brands.add(noun)
     issues = []
     for brand in sorted(brands):
-        if brand.lower() in _NOT_BRANDS or canonical(brand) in known:
+        words = canonical(brand).split()
+        # "Dell Latitude" is known when a tool lists manufacturer "Dell", model "Latitude".
+        if brand.lower() in _NOT_BRANDS or all(w in known for w in words):
             continue
         issues.append(
             Issue(
@@ -286,7 +292,8 @@ def _failed(response: Any) -> bool:
 
 
 def collect_issues(inp: ConversationInput) -> list[Issue]:
-    ctx = _Ctx(inp=inp, sources=Sources(inp.instructions, inp.current_date_time))
+    schema = " ".join(flatten(inp.tools))
+    ctx = _Ctx(inp=inp, sources=Sources(inp.instructions, inp.current_date_time, schema))
     known = canonical(" ".join([inp.role, inp.instructions, *flatten(inp.tools)]))
     issues: list[Issue] = []
     tools_seen = False

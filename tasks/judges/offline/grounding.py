@@ -84,7 +84,10 @@ def _amounts(norm: str) -> set[float]:
 class Sources:
     """Grounding evidence accumulated over the conversation."""
 
-    def __init__(self, policy: str = "", current_date_time: str = "") -> None:
+    def __init__(self, policy: str = "", current_date_time: str = "", schema: str = "") -> None:
+        self._joined_cache: dict[str, tuple[int, str]] = {}
+        self.schema_compact = _squeeze(schema)
+        self.user_numbers: set[float] = set()
         self.user_canonical = ""
         self.user_raw = ""
         self.tool_raw = ""
@@ -113,6 +116,7 @@ class Sources:
         # Squeezed token by token: "are 0608" must keep the zero of "0608".
         self.user_compact += " " + " ".join(_squeeze(tok) for tok in norm.split())
         self.numbers |= numbers_in(canon)
+        self.user_numbers |= numbers_in(canon)
         self.money.add(_amounts(norm), {int(n) for n in numbers_in(canon) if n.is_integer()})
         self.calendar.add_text(norm)
 
@@ -123,7 +127,9 @@ class Sources:
 
     def add_tool_text(self, text: str) -> None:
         self.tool_raw += " " + text
-        canon = f"{written_canonical(text)} {month_day_forms(text)}"
+        # Clock times inside ISO date-times ("2026-07-13T10:15:00") are times said aloud.
+        clocks = " ".join(re.findall(r"(?<=\dT)\d{2}:\d{2}", text))
+        canon = f"{written_canonical(text)} {month_day_forms(text)} {written_canonical(clocks)}"
         self.tool_canonical += " " + canon
         self.tool_compact += " " + " ".join(_squeeze(tok) for tok in re.split(r"[;,\s]+", text))
         self.numbers |= numbers_in(text)
@@ -135,9 +141,23 @@ class Sources:
         key = _squeeze(canonical(value))
         if not key:
             return False
-        if key in self.user_compact.replace(" ", "") or key in self.tool_compact.replace(" ", ""):
+        if key in self._joined("user_compact") or key in self._joined("tool_compact"):
             return True
         return include_policy and len(key) >= 3 and key in self.policy_compact
+
+    def in_schema(self, value: str) -> bool:
+        """The value occurs in the tool schemas (format examples such as "MGH-04B")."""
+        key = _squeeze(canonical(value))
+        return len(key) >= 3 and key in self.schema_compact
+
+    def _joined(self, name: str) -> str:
+        """A compact haystack without its separators, rebuilt only after it grew."""
+        text = getattr(self, name)
+        cached = self._joined_cache.get(name)
+        if cached is None or cached[0] != len(text):
+            cached = (len(text), text.replace(" ", ""))
+            self._joined_cache[name] = cached
+        return cached[1]
 
     def has_word(self, word: str) -> bool:
         """``word`` is a token of caller text, tool results or the policy."""
@@ -173,20 +193,18 @@ class Sources:
         amounts the caller said) and counts gives it (:mod:`.arithmetic`)."""
         return self.has_number(value, derived=False) or self.money.derivable(value)
 
-    def date_grounded(self, iso: str) -> bool:
+    def date_grounded(self, iso: str, slack: bool = True) -> bool:
         """A date argument: one the caller said, a tool returned or the calendar derives,
-        or one day either side of such a date or of today (next-day and previous-day
-        searches are ordinary)."""
+        or (with ``slack``) one day either side of such a date or of today: next-day and
+        previous-day searches are ordinary, a birth date one day off is not."""
         day = parse_day(iso)
         if day is None:
             return self.has_text(iso)
         spoken = f"{MONTHS[day.month - 1]} {day.day}"
         if iso in self.tool_raw or f" {spoken} " in f" {self.user_canonical} ":
             return True
-        return any(
-            self.calendar.date_grounded(d.month, d.day, d.year)
-            for d in (day, day - _ONE_DAY, day + _ONE_DAY)
-        )
+        nearby = (day, day - _ONE_DAY, day + _ONE_DAY) if slack else (day,)
+        return any(self.calendar.date_grounded(d.month, d.day, d.year) for d in nearby)
 
     def stated_date_grounded(self, month: int, day: int, year: int | None = None) -> bool:
         """A date the agent states: a known or derived date (no one-day slack)."""

@@ -10,7 +10,18 @@ from typing import Any
 from tasks.judges.base import JudgeTask
 from tasks.judges.inputs import KeyEntityInput, TraceItem
 from tasks.judges.offline import OfflineAnswer, offline_rule
-from tasks.judges.offline.entities import CallerEntity, compact, find_entities, heard_as
+from tasks.judges.offline.dates import spoken_dates
+from tasks.judges.offline.entities import (
+    CallerEntity,
+    canonical,
+    compact,
+    find_entities,
+    heard_as,
+    spoken_norm,
+    text_forms,
+    time_variants,
+)
+from tasks.spoken.words import MONTHS
 
 SCOPE = """Rule-based key-entity transcription check. Turns mode: extracts concrete entities
 from the caller's intended text (spelled and phonetic codes, names and places from
@@ -104,16 +115,19 @@ def judge_tool_calls(trace: list[TraceItem]) -> list[dict[str, Any]]:
     """Audio-native mode: caller-sourced tool arguments vs what the caller said."""
     out = []
     said: list[CallerEntity] = []
+    heard = ""
     tool_seen = ""
     call_no = 0
     for item in trace:
         if item.kind == "user":
-            said.extend(find_entities(_ANY_TAG.sub(" ", item.text)))
+            text = _ANY_TAG.sub(" ", item.text)
+            said.extend(find_entities(text))
+            heard += " | " + text_forms(text) + " " + _said_dates(text)
         elif item.kind == "tool_response":
             tool_seen += " " + compact(_tool_text(item.response))
         elif item.kind == "tool_call":
             call_no += 1
-            rows = _argument_rows(item, said, tool_seen)
+            rows = _argument_rows(item, said, heard, tool_seen)
             out.append(
                 {
                     "tool_call_id": call_no,
@@ -124,8 +138,13 @@ def judge_tool_calls(trace: list[TraceItem]) -> list[dict[str, Any]]:
     return out
 
 
+def _said_dates(text: str) -> str:
+    """ISO forms of the dates a caller said (with their year when one was said)."""
+    return " ".join(d.isoformat() for d in spoken_dates(spoken_norm(text)))
+
+
 def _argument_rows(
-    call: TraceItem, said: list[CallerEntity], tool_seen: str
+    call: TraceItem, said: list[CallerEntity], heard: str, tool_seen: str
 ) -> list[dict[str, Any]]:
     rows = []
     for name, raw in call.params.items():
@@ -135,14 +154,71 @@ def _argument_rows(
         key = compact(value)
         if not key or key in tool_seen:
             continue  # supplied by an earlier tool response, not by the caller
-        exact = next((e for e in said if compact(e.value) == key), None)
-        if exact is not None:
-            rows.append(_arg_row(name, exact, value, True))
-            continue
-        near = max(said, key=lambda e: _similarity(compact(e.value), key), default=None)
-        if near is not None and _similarity(compact(near.value), key) >= 0.6:
-            rows.append(_arg_row(name, near, value, False))
+        row = _typed_row(name, value, said, heard)
+        if row is None and not _ISO_DATE.match(value) and not _CLOCK.fullmatch(value):
+            row = _code_row(name, value, key, said, heard)
+        if row is not None:
+            rows.append(row)
     return rows
+
+
+_ISO_DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
+_CLOCK = re.compile(r"\d{1,2}:\d{2}(?::00)?")
+
+
+def _typed_row(
+    name: str, value: str, said: list[CallerEntity], heard: str
+) -> dict[str, Any] | None:
+    """Dates, clock times and plain numbers are compared as values of their kind, in any
+    spoken form: "April fourth, two thousand" is 2000-04-04, "ten AM" is 10:00, "ten
+    people" is 10. Only a said value of the same kind can make such an argument wrong."""
+    tokens = f" {heard} "
+    if m := _ISO_DATE.match(value):
+        iso, month_day = m.group(0), f"{MONTHS[int(m.group(2)) - 1]} {int(m.group(3))}"
+        if iso in heard or f" {month_day} " in tokens:
+            return _arg_row(name, _said("date", month_day), value, True)
+        dates = [e for e in said if e.type == "date"]
+        return _arg_row(name, dates[-1], value, False) if dates else None
+    if _CLOCK.fullmatch(value):
+        if any(f" {v} " in tokens for v in time_variants(canonical(value))):
+            return _arg_row(name, _said("time", value), value, True)
+        times = [e for e in said if e.type == "time"]
+        return _arg_row(name, times[-1], value, False) if times else None
+    if re.fullmatch(r"\d{1,6}(?:\.\d+)?", value):
+        number = canonical(value)
+        return (
+            _arg_row(name, _said("number", value), value, True) if f" {number} " in tokens else None
+        )
+    return None
+
+
+def _said(kind: str, value: str) -> CallerEntity:
+    return CallerEntity(type=kind, value=value, canonical=canonical(value))
+
+
+def _code_row(
+    name: str, value: str, key: str, said: list[CallerEntity], heard: str
+) -> dict[str, Any] | None:
+    """Identifiers and names: said as one entity, or in pieces ("K Q H K dash five one F"
+    over two clauses), or a name the agent completed ("IntelliJ" -> "IntelliJ IDEA").
+    Only a similar value the caller said makes the argument wrong."""
+    codes = [e for e in said if e.type not in ("date", "time", "month_year", "duration")]
+    exact = next((e for e in codes if compact(e.value) == key), None)
+    if exact is not None:
+        return _arg_row(name, exact, value, True)
+    if len(key) >= 4 and key in re.sub(r"[^a-z0-9@]", "", heard):
+        return _arg_row(name, _said("code", value), value, True)
+    if re.fullmatch(r"[A-Za-z][A-Za-z' -]*", value):
+        words = {w for w in re.findall(r"[a-z]{3,}", value.lower())}
+        if words & set(re.findall(r"[a-z]{3,}", heard)):
+            return _arg_row(name, _said("name", value), value, True)
+        threshold = 0.75  # a misspelt name, not a different one
+    else:
+        threshold = 0.6
+    near = max(codes, key=lambda e: _similarity(compact(e.value), key), default=None)
+    if len(key) >= 4 and near is not None and _similarity(compact(near.value), key) >= threshold:
+        return _arg_row(name, near, value, False)
+    return None
 
 
 def _similarity(a: str, b: str) -> float:

@@ -10,7 +10,7 @@ from pydantic import BaseModel, Field
 
 from tasks.judges.inputs import ConversationInput, TraceItem
 from tasks.judges.offline.entities import canonical, compact, find_entities
-from tasks.judges.offline.grounding import Sources
+from tasks.judges.offline.grounding import Sources, numbers_in
 
 DIMENSIONS = (
     "fabricating_tool_parameters",
@@ -20,15 +20,21 @@ DIMENSIONS = (
     "hallucination",
 )
 _READ_PREFIXES = ("get_", "search_", "check_", "lookup_", "list_", "find_", "verify_", "query_")
+# Negated agreement ("not sure", "that isn't correct") is no agreement.
 _AFFIRM = re.compile(
-    r"\b(yes|yeah|yep|sure|ok|okay|please do|go ahead|do it|do that|book it|proceed|confirm(?:ed)?|"
+    r"(?<!not )(?<!n't )\b(yes|yeah|yep|sure|ok|okay|please do|go ahead|do it|do that|"
+    r"book it|proceed|confirm(?:ed)?|"
     r"that works|sounds good|let'?s do|i'?ll take|take the|switch me|rebook me|move me|put me|"
-    r"cancel it|process|correct|that'?s right|perfect|great|fine|absolutely|please (?:cancel|"
-    r"rebook|switch|book|issue|add|move|change|submit|go))\b",
+    r"cancel it|process|correct|that'?s right|perfect|great|fine|absolutely|i approve|approved?|"
+    r"authori[sz]e|please (?:cancel|rebook|switch|book|issue|add|move|change|submit|go|place|"
+    r"put|assign|schedule|reserve|register|open|create|send|update|file|request))\b",
     re.IGNORECASE,
 )
+# Doubt or refusal: naming an option while hedging is not choosing it.
+_HEDGE = re.compile(r"\b(not|no|don'?t|isn'?t|hmm+|maybe|wait|unless|instead)\b", re.I)
 # Money the caller pays (benefits the caller receives, e.g. vouchers, are not charges).
 _CHARGE_KEYS = re.compile(r"fee|fare_diff|difference|charge|collected|price|cost|penalty|total_due")
+_TOTAL_KEYS = re.compile(r"collected|total_due|total_charged|amount_charged")
 # Actions that cannot be taken back by a later call.
 _IRREVERSIBLE = re.compile(r"cancel|rebook|refund|delete|remove|terminate|revoke|close|submit|pay")
 # A question about money the caller asked in the same breath as agreeing: the agent must
@@ -44,8 +50,12 @@ _CLAIM = re.compile(
 _STOP_WORDS = """that this with from have will your you our are for and the been can any all per its
     they their them there what when which would could should about also just into more most
     only other some such than then these those very here over under after before because
-    while being were does done each every need make sure like want able back call"""
+    while being were does done each every need make sure like want able back call sorry
+    please give tell thank thanks glad happy afraid unfortunately understand"""
 _STOP = frozenset(_STOP_WORDS.split())
+_ASKS = re.compile(
+    r"\?$|^(?:now |so |and )?please\b|\b(?:give|tell|read|spell|send) (?:me|us)\b", re.IGNORECASE
+)
 _SENT_CLAIM = re.compile(
     r"\b(?:I(?:'ve| have)|we(?:'ve| have)|I just)\s+(?:also\s+)?(sent|emailed|e-mailed|texted|mailed)\b",
     re.IGNORECASE,
@@ -80,16 +90,37 @@ def is_read_only(name: str, tools: list[dict[str, Any]]) -> bool:
     return tool_type(name, tools) in ("read", "auth")
 
 
-def charges_caller(call: TraceItem, response: Any) -> bool:
-    """A non-zero charge field in the call or its response."""
+def charges(call: TraceItem, response: Any) -> dict[str, float]:
+    """Non-zero charges of a write (field name -> amount), from its arguments and response.
+    A collected total, when the response reports one, is what was charged: a fare
+    difference that a waiver brought to a total of zero charged nothing."""
+    found: dict[str, float] = {}
     for container in (call.params, response):
         if not isinstance(container, dict):
             continue
         for key, value in _walk(container):
             number = isinstance(value, int | float) and not isinstance(value, bool)
-            if number and _CHARGE_KEYS.search(key.lower()) and abs(value) > 0.004:
-                return True
-    return False
+            if number and _CHARGE_KEYS.search(key.lower()):
+                found[key.lower()] = round(abs(float(value)), 2)
+    totals = {k: v for k, v in found.items() if _TOTAL_KEYS.search(k)}
+    chosen = totals or found
+    return {k: v for k, v in chosen.items() if v > 0.004}
+
+
+def charges_caller(call: TraceItem, response: Any) -> bool:
+    """A non-zero charge field in the call or its response."""
+    return bool(charges(call, response))
+
+
+def _charge_disclosed(trace: list[TraceItem], index: int, amounts: dict[str, float]) -> bool:
+    """Before the write the agent named one of the charged amounts, or the charge itself
+    ("minus a cancellation fee"): the caller knew money was involved."""
+    text = " ".join(t.text for t in trace[:index] if t.kind == "assistant")
+    said = {round(n, 2) for n in numbers_in(canonical(text))}
+    nouns = {k.split("_")[-1] for k in amounts} | {"fee", "charge", "cost", "difference"}
+    return bool(set(amounts.values()) & said) or any(
+        re.search(rf"\b{re.escape(n)}s?\b", text, re.I) for n in nouns
+    )
 
 
 def _walk(value: Any, key: str = "") -> list[tuple[str, Any]]:
@@ -101,32 +132,61 @@ def _walk(value: Any, key: str = "") -> list[tuple[str, Any]]:
 
 
 def _write_problem(
-    trace: list[TraceItem], i: int, said: str, tools: list[dict[str, Any]], charged: bool
+    trace: list[TraceItem], i: int, said: list[str], tools: list[dict[str, Any]], charged: bool
 ) -> str | None:
-    """Why the write at ``trace[i]`` lacks the caller's informed agreement, if it does."""
+    """Why the write at ``trace[i]`` lacks the caller's informed agreement, if it does.
+    ``said`` holds the caller's words of this turn and of the turn before."""
     before = trace[:i]
     last_speech = next((t for t in reversed(before) if t.kind in ("user", "assistant")), None)
     if last_speech is not None and last_speech.kind == "assistant" and "?" in last_speech.text:
         return "right after asking the caller, without waiting for the answer"
-    turn = trace[i].turn_id
+    verified = False
     for j in range(i - 1, -1, -1):
         item = trace[j]
-        if item.turn_id != turn or item.kind in ("user", "assistant"):
+        if item.turn_id != trace[i].turn_id or item.kind in ("user", "assistant"):
             break
-        if item.kind == "tool_call" and not is_write_tool(item.tool_name or "", tools):
-            return f"in the same breath as the {item.tool_name} lookup, before telling the caller"
-    if not _AFFIRM.search(said) and (charged or not caller_chose(said, trace[i])):
+        if item.kind != "tool_call" or is_write_tool(item.tool_name or "", tools):
+            continue
+        if _verification(item, _response_of(trace, j), tools):
+            verified = True
+            continue
+        return f"in the same breath as the {item.tool_name} lookup, before telling the caller"
+    # Agreement given in the turn before still holds when this turn only added what the
+    # agent asked for next: a one-time code for an identity check, or one more detail that
+    # the write then uses ("Please submit it." / "Justification?" / "new_setup.").
+    carried = verified or _supplies_detail(said[0], trace[i])
+    agreement = " ".join(said) if carried else said[0]
+    if not _AFFIRM.search(agreement) and (charged or not caller_chose(said[0], trace[i])):
         return "without the caller agreeing in this turn"
-    if _COST_QUESTION.search(said):
+    if _COST_QUESTION.search(said[0]):
         return "with the caller's cost question unanswered"
     return None
+
+
+def _supplies_detail(said: str, call: TraceItem) -> bool:
+    """The caller's whole reply is (part of) one argument of the write."""
+    reply = compact(said)
+    args = [compact(str(v)) for v in call.params.values() if isinstance(v, str | int)]
+    return bool(reply) and any(reply == a or (len(reply) >= 3 and reply in a) for a in args)
+
+
+def _response_of(trace: list[TraceItem], index: int) -> Any:
+    return next((r.response for r in trace[index + 1 :] if r.kind == "tool_response"), None)
+
+
+def _verification(call: TraceItem, response: Any, tools: list[dict[str, Any]]) -> bool:
+    """An identity check that told the agent nothing to pass on (no nested data, unlike a
+    reservation lookup that doubles as authentication)."""
+    if tool_type(call.tool_name or "", tools) != "auth" or not isinstance(response, dict):
+        return False
+    return not any(isinstance(v, dict | list) for v in response.values())
 
 
 def caller_chose(said: str, call: TraceItem) -> bool:
     """The caller asked for the very value the write uses ("The window desk, D five two zero,
     please" before ``desk_code=BLD7-FL5-D520``): picking an option the agent offered is
     agreeing to it. Not for charges: money needs an explicit yes to a stated amount."""
-    if not said or "?" in said:
+    if not said or "?" in said or _HEDGE.search(said):
         return False
     args = " ".join(compact(str(v)) for v in call.params.values() if isinstance(v, str | int))
     return any(
@@ -137,11 +197,12 @@ def caller_chose(said: str, call: TraceItem) -> bool:
 
 def unconfirmed_writes(trace: list[TraceItem], tools: list[dict[str, Any]]) -> list[Issue]:
     """Irreversible or charging write tools run without the caller's informed agreement:
-    right after a lookup in the same turn, right after a question the caller had not
-    answered, with no agreement in the caller's words, or with the caller's cost question
-    pending. A caller who picks the offered value the write uses agrees to a write that
-    charges nothing. Writes that only grant benefits or carry ancillaries over are left
-    alone."""
+    right after a lookup in the same turn (an identity check that returned no data is not
+    one: agreement given before it still holds), right after a question the caller had not
+    answered, with no agreement in the caller's words, with the caller's cost question
+    pending, or charging money the agent never mentioned before. A caller who picks the
+    offered value the write uses agrees to a write that charges nothing. Writes that only
+    grant benefits or carry ancillaries over are left alone."""
     user_text: dict[int, str] = {}
     for item in trace:
         if item.kind == "user":
@@ -151,13 +212,17 @@ def unconfirmed_writes(trace: list[TraceItem], tools: list[dict[str, Any]]) -> l
         name = item.tool_name or ""
         if item.kind != "tool_call" or not is_write_tool(name, tools):
             continue
-        response = next((r.response for r in trace[i + 1 :] if r.kind == "tool_response"), None)
+        response = _response_of(trace, i)
         if isinstance(response, dict) and str(response.get("status", "")).lower() == "error":
             continue  # nothing happened
-        charged = charges_caller(item, response)
+        amounts = charges(item, response)
+        charged = bool(amounts)
         if not (charged or _IRREVERSIBLE.search(name)):
             continue
-        why = _write_problem(trace, i, user_text.get(item.turn_id, "").strip(), tools, charged)
+        said = [user_text.get(item.turn_id - k, "").strip() for k in (0, 1)]
+        why = _write_problem(trace, i, said, tools, charged)
+        if not why and charged and not _charge_disclosed(trace, i, amounts):
+            why = "without first telling the caller it costs money"
         if why:
             issues.append(
                 Issue(
@@ -192,8 +257,8 @@ def policy_claims(inp: ConversationInput, sources: Sources) -> list[Issue]:
         if item.kind != "assistant":
             continue
         for sentence in re.split(r"(?<=[.!?])\s+", item.text.replace("\u2019", "'")):
-            if not _CLAIM.search(sentence):
-                continue
+            if not _CLAIM.search(sentence) or _ASKS.search(sentence.strip()):
+                continue  # a question or a request asserts nothing
             words = _content_words(sentence)
             missing = [w for w in words if w not in known and w.rstrip("s") not in known]
             sweeping = bool(_UNIVERSAL.search(sentence)) and len(missing) >= 1

@@ -78,3 +78,26 @@ def test_heard_as_exact_and_mishearing() -> None:
     assert heard_as(code, "The code is Z-K-3-F-F-W.")[0] is True
     ok, closest = heard_as(code, "the code is ck3ffw")
     assert ok is False and closest == "ck3ffw"
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "My date of birth is September twenty eighth, nineteen ninety one.",
+        "I worked thirteen point five hours on that shift.",
+        "It was bought in July twenty twenty three, I think.",
+        "Openings on July eighth, twenty twenty-six: ten AM and two PM.",
+        "Effective April first, twenty twenty six through March thirty first, twenty twenty seven.",
+    ],
+)
+def test_text_heard_exactly_as_said_keeps_every_entity(said: str) -> None:
+    # Entities are read clause by clause; the transcript must be read the same ways.
+    for entity in find_entities(said):
+        assert heard_as(entity, said)[0], entity
+
+
+def test_decimal_durations_month_years_and_spoken_flight_numbers() -> None:
+    assert values("I worked thirteen point five hours.")["13.5 hours"] == "duration"
+    assert values("It is from July twenty twenty three.")["july 2023"] == "month_year"
+    assert values("You are on SkyWay two fifty-five today.")["skyway 255"] == "flight_number"
+    assert "6:10" not in values("Openings on July eighth, twenty twenty-six: ten AM.")

@@ -239,3 +239,34 @@ def test_every_prompt_renders_completely(task: JudgeTask) -> None:
     system, user = render_messages(template_key(task), prompt_variables(task))
     assert not {n for n in names if "{" + n + "}" in system + user}
     assert "JSON" in user
+
+
+def test_a_key_echoed_by_the_endpoint_never_reaches_the_verdict(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import httpx
+
+    monkeypatch.setenv("EVAFLOW_TEST_JUDGE_KEY", "sk-test-echoed-0123456789")
+    transport = httpx.MockTransport(
+        lambda request: httpx.Response(
+            401, text=f"Incorrect API key: {request.headers['authorization']}"
+        )
+    )
+    judge = LLMJudge(
+        {"api_key_env": "EVAFLOW_TEST_JUDGE_KEY", "max_retries": 0},
+        transport=transport,
+        sleep=lambda s: None,
+    )
+    verdict = judge.evaluate(faithfulness_task())
+    assert verdict.error and "HTTP 401" in verdict.error
+    assert "sk-test-echoed" not in verdict.error and verdict.usage[0].attempts == 1
+
+
+def test_bad_parameters_name_the_field_but_not_the_value() -> None:
+    from tasks.llm_client import EndpointParamsError
+
+    with pytest.raises(EndpointParamsError, match="temperature") as info:
+        LLMJudge({"temperature": "sk-secret-value"})
+    assert "sk-secret-value" not in str(info.value)
+    with pytest.raises(EndpointParamsError, match="api_key"):
+        LLMJudge({"api_key": "sk-secret-value"})

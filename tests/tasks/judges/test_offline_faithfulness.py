@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from tasks.judges import JudgeTask, make_judge
 from tasks.judges.inputs import ConversationInput, TraceItem
 
@@ -167,3 +169,230 @@ def test_retry_after_failed_lookup_without_asking_is_flagged() -> None:
     ]
     answer = judge(trace)
     assert answer["dimensions"]["failing_to_disambiguate"]["rating"] == 2
+
+
+# --- Rules revised after false positives on golden conversations (issue 6 follow-up) ---
+
+ITSM_TOOLS = [
+    {"id": "verify_employee_auth", "tool_type": "auth"},
+    {"id": "verify_otp_auth", "tool_type": "auth"},
+    {"id": "check_parking", "tool_type": "read"},
+    {"id": "submit_desk_assignment", "tool_type": "write"},
+    {"id": "schedule_followup", "tool_type": "write"},
+]
+
+
+def judge_with(trace: list[TraceItem], tools: list[dict], policy: str = "") -> dict:
+    inputs = ConversationInput(
+        trace=trace, role=ROLE, instructions=policy, tools=tools, current_date_time="2026-10-16"
+    )
+    verdict = make_judge("offline").evaluate(JudgeTask(metric="faithfulness", inputs=inputs))
+    return json.loads(verdict.raw_text)
+
+
+def verified(dob_said: str, dob_param: str) -> list[TraceItem]:
+    return [
+        agent(1, "Could I have your employee ID and date of birth?"),
+        user(2, f"My employee ID is E M P one two three four five six, born {dob_said}."),
+        *call(
+            2,
+            "verify_employee_auth",
+            {"employee_id": "EMP123456", "date_of_birth": dob_param},
+            {"status": "success", "authenticated": True},
+        ),
+    ]
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "September twenty eighth, nineteen ninety one",
+        "one nine nine one dash zero nine dash two eight",
+    ],
+)
+def test_a_birth_date_the_caller_said_grounds_the_argument(said: str) -> None:
+    trace = [
+        *verified(said, "1991-09-28"),
+        agent(2, "Thanks, you're verified. The HR office has your employee ID."),
+    ]
+    assert judge_with(trace, ITSM_TOOLS)["rating"] == 3
+
+
+def test_a_birth_date_nobody_said_is_still_fabricated() -> None:
+    trace = verified("September twenty eighth, nineteen ninety one", "1991-09-29")
+    answer = judge_with(trace, ITSM_TOOLS)
+    assert answer["dimensions"]["fabricating_tool_parameters"]["rating"] == 2
+
+
+def test_the_fee_plus_fare_difference_total_is_simple_arithmetic() -> None:
+    trace = clean_trace()
+    trace[2:4] = call(
+        1,
+        "get_reservation",
+        {"confirmation_number": "ZK3FFW", "last_name": "Rodriguez"},
+        {**LOOKUP, "options": [{"flight_number": "SK703", "fares": {"main_cabin": 304.0}}]},
+    )
+    trace[4] = agent(
+        1,
+        "A change costs the seventy-five dollar fee plus forty-four dollars more fare, one "
+        "hundred nineteen dollars in total. Shall I go ahead?",
+    )
+    trace[-1] = agent(2, "Done. You paid one hundred nineteen dollars.")
+    assert (
+        judge_with(trace, TOOLS, POLICY)["dimensions"]["misrepresenting_tool_result"]["rating"] == 3
+    )
+    trace[-1] = agent(2, "Done. You paid one hundred twenty nine dollars.")
+    assert (
+        judge_with(trace, TOOLS, POLICY)["dimensions"]["misrepresenting_tool_result"]["rating"] == 1
+    )
+
+
+def parking_trace(last_change: str) -> list[TraceItem]:
+    failed = {
+        "status": "error",
+        "message": "Parking can change once per 180 days",
+        "next_eligible_date": "2027-02-15",
+    }
+    return [
+        user(1, "I'd like a parking space, please. I'm E M P one two three four five six."),
+        *call(1, "check_parking", {"employee_id": "EMP123456"}, failed),
+        agent(
+            1,
+            f"Your last change was on {last_change}, so you can change again from "
+            "February fifteenth.",
+        ),
+    ]
+
+
+def test_a_date_derived_from_a_tool_date_and_a_stated_period_is_grounded() -> None:
+    assert judge_with(parking_trace("August nineteenth"), ITSM_TOOLS)["rating"] == 3
+    answer = judge_with(parking_trace("August twenty second"), ITSM_TOOLS)
+    assert answer["dimensions"]["misrepresenting_tool_result"]["rating"] == 2
+
+
+def test_a_date_time_argument_needs_the_date_and_an_offered_time() -> None:
+    slots = {"status": "success", "available_slots": ["10:00", "14:00"]}
+    trace = [
+        user(1, "Monday, April twenty seventh, please."),
+        *call(1, "check_parking", {"date": "2026-04-27"}, slots),
+        agent(1, "There are openings at ten AM and two PM. Which time works for you?"),
+        user(2, "Ten AM, please."),
+        *call(
+            2,
+            "schedule_followup",
+            {"appointment_datetime": "2026-04-27 10:00"},
+            {"status": "success"},
+        ),
+        agent(2, "You're booked for April twenty seventh at ten AM."),
+    ]
+    assert judge_with(trace, ITSM_TOOLS)["rating"] == 3
+    trace[5] = TraceItem(
+        kind="tool_call",
+        turn_id=2,
+        tool_name="schedule_followup",
+        params={"appointment_datetime": "2026-04-27 11:30"},
+    )
+    assert (
+        "time from no source"
+        in judge_with(trace, ITSM_TOOLS)["dimensions"]["fabricating_tool_parameters"]["evidence"]
+    )
+
+
+def test_values_given_as_an_example_are_not_claims() -> None:
+    trace = clean_trace()
+    trace[0] = agent(0, 'Hello! Tell me your flight number, like "SkyWay nine nine nine".')
+    assert judge(trace)["rating"] == 3
+
+
+def test_a_question_or_request_is_not_a_policy_claim() -> None:
+    trace = clean_trace()
+    trace[-1] = agent(2, "Done. Please give me the new policy number for your insurance.")
+    assert judge(trace)["rating"] == 3
+
+
+def desk_trace(reply: str) -> list[TraceItem]:
+    desks = {"status": "success", "available_desks": ["BLD7-FL5-D520", "BLD7-FL5-D533"]}
+    return [
+        *call(1, "check_parking", {}, desks),
+        agent(1, "Desks D five two zero by a window and D five three three are free. Which one?"),
+        user(2, reply),
+        *call(
+            2,
+            "submit_desk_assignment",
+            {"desk_code": "BLD7-FL5-D520"},
+            {"status": "success", "request_id": "REQ-FAC-1"},
+        ),
+        agent(2, "Desk D five two zero is now yours."),
+    ]
+
+
+def test_picking_the_offered_value_agrees_to_a_free_write() -> None:
+    assert (
+        judge_with(desk_trace("The window desk, D five two zero, please."), ITSM_TOOLS)["rating"]
+        == 3
+    )
+    answer = judge_with(desk_trace("Hmm, not sure about D five two zero."), ITSM_TOOLS)
+    assert "violating_policies" in flagged(answer)
+
+
+def test_picking_a_value_does_not_agree_to_a_charge() -> None:
+    trace = clean_trace()
+    trace[5] = user(2, "The SK seven oh three flight.")
+    assert "violating_policies" in flagged(judge(trace))
+
+
+def test_agreement_before_a_one_time_code_check_still_holds() -> None:
+    otp = {"status": "success", "authenticated": True}
+    desks = {"status": "success", "available_desks": ["BLD7-FL5-D520"]}
+    trace = [
+        *call(1, "check_parking", {}, desks),
+        agent(1, "Shall I assign desk D five two zero to you?"),
+        user(2, "Yes, please assign it."),
+        agent(2, "Please read me the code from the text message."),
+        user(3, "Four one eight two six three."),
+        *call(3, "verify_otp_auth", {"otp_code": "418263"}, otp),
+        *call(3, "submit_desk_assignment", {"desk_code": "BLD7-FL5-D520"}, {"status": "success"}),
+        agent(3, "Done, desk D five two zero is yours."),
+    ]
+    assert judge_with(trace, ITSM_TOOLS)["rating"] == 3
+
+
+def test_charging_money_never_mentioned_violates_policy() -> None:
+    trace = clean_trace()
+    trace[4] = agent(1, "I found flight SK six twenty-one on March twentieth. Shall I move you?")
+    trace[-1] = agent(2, "Done.")
+    answer = judge(trace)
+    assert "costs money" in answer["dimensions"]["violating_policies"]["evidence"]
+    trace[4] = agent(1, "I found flight SK six twenty-one. A change fee applies. Shall I move you?")
+    assert judge(trace)["dimensions"]["violating_policies"]["rating"] == 3
+
+
+def test_agreement_before_one_more_requested_detail_still_holds() -> None:
+    desks = {"status": "success", "available_desks": ["BLD7-FL5-D520"]}
+    trace = [
+        *call(1, "check_parking", {}, desks),
+        agent(1, "Shall I assign desk D five two zero to you?"),
+        user(2, "Yes, please assign it."),
+        agent(2, "What is the reason for the move?"),
+        user(3, "team_relocation."),
+        *call(
+            3,
+            "submit_desk_assignment",
+            {"desk_code": "BLD7-FL5-D520", "reason": "team_relocation"},
+            {"status": "success"},
+        ),
+        agent(3, "Done, desk D five two zero is yours."),
+    ]
+    assert judge_with(trace, ITSM_TOOLS)["rating"] == 3
+    trace[5] = user(3, "Actually, hold on, I'm not sure yet.")
+    assert "violating_policies" in flagged(judge_with(trace, ITSM_TOOLS))
+
+
+def test_a_product_named_from_separate_tool_fields_is_not_an_unknown_company() -> None:
+    asset = {"status": "success", "manufacturer": "Dell", "model": "Latitude 7420"}
+    trace = [
+        user(1, "What laptop do I have?"),
+        *call(1, "check_parking", {}, asset),
+        agent(1, "It's a Dell Latitude seventy four twenty."),
+    ]
+    assert judge_with(trace, ITSM_TOOLS)["rating"] == 3

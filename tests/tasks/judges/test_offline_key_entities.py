@@ -91,3 +91,35 @@ def test_tool_call_mode_checks_caller_sourced_arguments() -> None:
     second = {e["transcribed_value"]: e["correct"] for e in out[1]["entities"]}
     assert out[0]["tool_call_id"] == 1 and first == {"ZK3FFW": True, "Patel": True}
     assert second == {"ZK3FEW": False}  # PAX001 came from a tool response: not rated
+
+
+def test_tool_call_arguments_are_compared_as_values_of_their_kind() -> None:
+    said = (
+        "I'm born April fourth, two thousand. Room for ten people at ten AM. "
+        "Facility K Q H K dash five one F."
+    )
+    trace = [
+        TraceItem(kind="user", turn_id=1, text=said),
+        TraceItem(
+            kind="tool_call",
+            turn_id=1,
+            tool_name="book",
+            params={
+                "date_of_birth": "2000-04-04",
+                "attendees": 10,
+                "start_time": "10:00",
+                "facility_code": "KQHK-51F",
+            },
+        ),
+        TraceItem(
+            kind="tool_call",
+            turn_id=1,
+            tool_name="book",
+            params={"date_of_birth": "2000-04-05", "start_time": "11:00", "facility": "KQHK-57F"},
+        ),
+    ]
+    out = run(KeyEntityInput(mode="tool_calls", trace=trace))
+    first = {e["transcribed_value"]: e["correct"] for e in out[0]["entities"]}
+    second = {e["transcribed_value"]: e["correct"] for e in out[1]["entities"]}
+    assert first == {"2000-04-04": True, "10": True, "10:00": True, "KQHK-51F": True}
+    assert second == {"2000-04-05": False, "11:00": False, "KQHK-57F": False}

@@ -183,8 +183,8 @@ def test_serve_agent_in_its_own_process_matches_its_own_timing(
         served_reference,
         tmp_path,
         agent_params={"share_scenario": True},
-        max_duration_s=14.0,
-        agent_timeout_s=10.0,
+        max_duration_s=18.0,
+        agent_timeout_s=15.0,  # the served cascade loads its recognizer when a call starts
     )
     started = time.perf_counter()
     record = asyncio.run(simulate_realtime_async(scenario, config))
@@ -198,3 +198,26 @@ def test_serve_agent_in_its_own_process_matches_its_own_timing(
     assert pairs, [t.model_dump() for t in record.turns]
     assert all(measured > 0.5 for measured, _ in pairs)  # endpointing + STT + TTS: real work
     check_timing(record, pairs)
+
+
+@pytest.mark.slow
+def test_served_reference_completes_the_record_like_the_in_process_one(
+    served_reference: str, scenario: Scenario, tmp_path: Path
+) -> None:
+    """A whole record over loopback in real time: same outcome as on the virtual clock."""
+    config = realtime_config(
+        served_reference,
+        tmp_path,
+        agent_params={"share_scenario": True},
+        max_duration_s=300.0,
+        agent_timeout_s=15.0,
+    )
+    served = asyncio.run(simulate_realtime_async(scenario, config))
+    in_process = simulate(
+        scenario, SimulationConfig(mode="audio", clock="virtual", cache_dir=tmp_path / "cache")
+    )
+    assert served.end_reason == "goodbye", served.error
+    completed = in_process.final_db_hash == in_process.expected_db_hash
+    assert (served.final_db_hash == served.expected_db_hash) == completed
+    assert [c.tool_name for c in served.tool_calls] == [c.tool_name for c in in_process.tool_calls]
+    check_timing(served, timing_pairs(served))

@@ -82,8 +82,9 @@ def test_faulty_agents_end_with_the_right_reason_side_by_side(
     pairs = timing_pairs(healthy)
     assert pairs  # at least one answered turn (how many depends on the machine's load)
     for (_, reported), injected in zip(pairs, DELAYS_S, strict=False):
-        assert abs(reported - injected) < 0.02  # the agent kept its schedule...
-    check_timing(healthy, pairs)  # ...and the harness measured it, other calls or not
+        # The test agent shares this loaded loop, so it keeps its schedule only roughly...
+        assert abs(reported - injected) < 0.1
+    check_timing(healthy, pairs)  # ...but the harness measures what it really did
 
 
 def test_an_unreachable_agent_is_an_agent_error(scenario: Scenario, tmp_path: Path) -> None:

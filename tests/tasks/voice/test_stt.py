@@ -129,3 +129,34 @@ def test_general_lm_loads_and_decodes(tmp_path) -> None:
     recognizer = Recognizer(SttSpec(lm="general"), None, tmp_path)
     clip = synthesize("yes please book the window seat", VoiceSpec(voice="en-us+klatt3"))
     assert isinstance(recognizer.recognize(clip), str)
+
+
+# Measured (WER over SENTENCES, white noise via the channel): klatt3 0.0/0.0/0.5,
+# en-us 0.18/0.27/0.18, en-gb 0.32/0.32/0.32, en-gb-x-rp 0.5/0.32/0.55,
+# en-us-nyc 0.41/0.27/0.36 for clean/20 dB/10 dB. Bounds add 0.15.
+SWEEP_BOUNDS = {
+    "en-us+klatt3": (0.15, 0.15, 0.65),
+    "en-us": (0.35, 0.45, 0.35),
+    "en-gb": (0.50, 0.50, 0.50),
+    "en-gb-x-rp": (0.65, 0.50, 0.70),
+    "en-us-nyc": (0.60, 0.45, 0.55),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("voice", list(SWEEP_BOUNDS))
+def test_wer_sweep_per_voice_and_noise_level(recognizer: Recognizer, voice: str) -> None:
+    from perturbations import ConditionSpec, NoiseParams
+
+    for snr, bound in zip((None, 20, 10), SWEEP_BOUNDS[voice], strict=True):
+        noise = None if snr is None else NoiseParams(source="white", snr_db=snr)
+        channel = make_channel(
+            ConditionSpec(name="sweep", noise=noise), derive_seed("sweep", voice, snr)
+        )
+        refs, hyps = [], []
+        for sentence in SENTENCES:
+            spoken = render_spoken(sentence, "nato")
+            clip = channel.speech(synthesize(spoken, VoiceSpec(voice=voice)))
+            refs.append(normalize_spoken(spoken))
+            hyps.append(normalize_spoken(recognizer.recognize(from_wire(to_wire(clip)))) or "-")
+        assert float(jiwer.wer(refs, hyps)) <= bound, (voice, snr)

@@ -244,7 +244,7 @@ def _overhead_figures(child: ChildResult, plan: RunPlan, target: bool) -> list[F
 def _memory_figures(child: ChildResult, plan: RunPlan) -> list[Figure]:
     """Peak RSS of the run process (the target) and of its whole process tree."""
     attempts = child.value["attempts"] if child.ok else None
-    name = f"peak RSS of a {plan.label} ({attempts or '?'} attempts)"
+    name = f"peak RSS, {plan.label} ({attempts or '?'} attempts)"
     if not child.ok:
         why = (child.error or "failed").strip().splitlines()[-1][:200]
         return [not_measured(GROUP, name, why, unit="MB", target=RUN_MEMORY_TARGET_MB, op="<")]
@@ -261,7 +261,7 @@ def _memory_figures(child: ChildResult, plan: RunPlan) -> list[Figure]:
         ),
         Figure(
             group=GROUP,
-            name=f"peak RSS of the {plan.label}'s process tree (incl. Prefect server)",
+            name=f"peak RSS, {plan.label}, whole process tree (incl. Prefect server)",
             value=child.tree_peak_rss_mb,
             unit="MB",
             note="sampled every 0.25 s",
@@ -321,4 +321,5 @@ def run(options: BenchOptions) -> list[Figure]:
         figures += _memory_figures(child, text)
         child = _run(options, root, eva_root, audio)
         figures += _overhead_figures(child, audio, target=True)
+        figures += _memory_figures(child, audio)
     return figures

@@ -263,7 +263,8 @@ def print_table(virtual: dict[str, Any], realtime: list[dict[str, Any]]) -> None
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.simulate", description=__doc__)
     parser.add_argument("--quick", action="store_true", help="1 record, 1 and 8 calls, 15 s")
-    parser.add_argument("--cache", type=Path, default=Path(".cache/evaflow"), help="LM cache")
+    default_cache = Path(os.environ.get("EVAFLOW_CACHE", Path.home() / ".cache" / "evaflow"))
+    parser.add_argument("--cache", type=Path, default=default_cache, help="LM cache")
     args = parser.parse_args(argv or [])
     quick = args.quick or os.environ.get("EVAFLOW_BENCH_QUICK") == "1"
     started = time.perf_counter()

@@ -11,6 +11,7 @@ from error texts. Audio judges send the silence-trimmed track as an ``input_audi
 from __future__ import annotations
 
 import random
+import threading
 import time
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -45,6 +46,21 @@ class LLMJudgeParams(ChatEndpoint):
     )
 
 
+_CLIENTS: dict[str, ChatClient] = {}
+_CLIENTS_LOCK = threading.Lock()
+
+
+def shared_client(params: LLMJudgeParams) -> ChatClient:
+    """One client (one keep-alive connection pool) per endpoint configuration and process:
+    a judge is built for every metric of every attempt, a pool per judge would leak."""
+    key = params.model_dump_json()
+    with _CLIENTS_LOCK:
+        client = _CLIENTS.get(key)
+        if client is None:
+            client = _CLIENTS[key] = ChatClient(params)
+        return client
+
+
 AUDIO_METRICS = {"agent_speech_fidelity", "user_speech_fidelity", "tts_fidelity"}
 
 
@@ -67,7 +83,10 @@ class LLMJudge:
             else parse_endpoint_params(LLMJudgeParams, params, "llm judge")
         )
         self._sleep = sleep
-        self.client = ChatClient(self.params, transport=transport, sleep=sleep, rng=rng)
+        if transport is None and sleep is time.sleep and rng is None:
+            self.client = shared_client(self.params)
+        else:
+            self.client = ChatClient(self.params, transport=transport, sleep=sleep, rng=rng)
 
     def prompt_hash(self, metric: str) -> str:
         return template(metric).hash

@@ -173,6 +173,7 @@ class _Zygote:
         self.proc = subprocess.Popen(
             [sys.executable, str(script)], stdin=subprocess.PIPE, stdout=subprocess.PIPE
         )
+        self.owner_pid = os.getpid()  # a forked copy of this process must not share the pipes
         atexit.register(self.close)
 
     def synth(self, text: str, voice: str, params: dict[int, int]) -> tuple[np.ndarray, int]:
@@ -190,7 +191,7 @@ class _Zygote:
         return np.frombuffer(reply[4:], dtype="<i2").astype(np.int16), rate
 
     def close(self) -> None:
-        if self.proc.poll() is None:
+        if self.owner_pid == os.getpid() and self.proc.poll() is None:
             assert self.proc.stdin is not None
             self.proc.stdin.close()
             self.proc.wait(timeout=5)
@@ -220,9 +221,10 @@ def espeak_synth(
     }
     with _LOCK:
         if _use_zygote():
-            if _ZYGOTE is None or _ZYGOTE.proc.poll() is not None:
-                _ZYGOTE = _Zygote()
-            return _ZYGOTE.synth(text, resolved, params)
+            zygote = _ZYGOTE
+            if zygote is None or zygote.owner_pid != os.getpid() or zygote.proc.poll() is not None:
+                zygote = _ZYGOTE = _Zygote()
+            return zygote.synth(text, resolved, params)
         if _ENGINE is None:
             _ENGINE = _Espeak()
         return _ENGINE.synth(text, resolved, params), _ENGINE.rate

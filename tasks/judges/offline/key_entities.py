@@ -25,15 +25,18 @@ from tasks.spoken.words import MONTHS
 
 SCOPE = """Rule-based key-entity transcription check. Turns mode: extracts concrete entities
 from the caller's intended text (spelled and phonetic codes, names and places from
-capitalisation, airport codes, flight numbers, seats, gates, dates, clock times, amounts,
-durations, phone digit runs, emails) and marks each correct when its canonical value
-(spoken digits = digits, date/time/amount formats unified, case-insensitive) appears in
-the agent's transcript of that turn or an adjacent one; text after an interruption tag is
-skipped. Tool-call mode: each identifier-like argument that no earlier tool response
-supplied is compared with the entities the caller said. It cannot judge phonetic name
-variants (a different spelling of a name is an error), lower-case names, entities that
-need world knowledge (city vs airport names), or meaning-preserving paraphrases of
-numbers it cannot parse."""
+capitalisation, airport codes, flight numbers, seats, gates, dates, month-years, clock
+times, amounts, durations, phone digit runs, emails) and marks each correct when its
+canonical value (spoken digits = digits, date/time/amount formats unified,
+case-insensitive) appears in a canonical reading of the agent's transcript of that turn
+(whole, clause by clause, ISO dates as month and day) or of an adjacent one; text after an
+interruption tag is skipped. Tool-call mode: each identifier-like argument that no earlier
+tool response supplied is compared with what the caller said, as a value of its kind:
+dates, clock times and numbers in any spoken form, codes whole or said in pieces, names
+also when the agent completed them; only a similar said value of the same kind makes an
+argument wrong. It cannot judge phonetic name variants (a different spelling of a name is
+an error), lower-case names, entities that need world knowledge (city vs airport names),
+or meaning-preserving paraphrases of numbers it cannot parse."""
 
 _CUT_TAGS = re.compile(
     r"\[(?:likely cut off by assistant|likely cut off by user|speaker likely cut itself off)\]",

@@ -270,3 +270,12 @@ def test_bad_parameters_name_the_field_but_not_the_value() -> None:
     assert "sk-secret-value" not in str(info.value)
     with pytest.raises(EndpointParamsError, match="api_key"):
         LLMJudge({"api_key": "sk-secret-value"})
+
+
+def test_judges_with_the_same_endpoint_share_one_connection_pool() -> None:
+    first = make_judge({"name": "llm", "params": {"base_url": "http://127.0.0.1:9/v1"}})
+    second = make_judge({"name": "llm", "params": {"base_url": "http://127.0.0.1:9/v1"}})
+    other = make_judge({"name": "llm", "params": {"base_url": "http://127.0.0.1:8/v1"}})
+    assert isinstance(first, LLMJudge) and isinstance(second, LLMJudge)
+    assert isinstance(other, LLMJudge)
+    assert first.client is second.client and first.client is not other.client

@@ -65,13 +65,16 @@ def timing_pairs(record: AttemptRecord) -> list[tuple[float, float]]:
 
 
 def check_timing(record: AttemptRecord, pairs: list[tuple[float, float]]) -> None:
-    """The harness's latencies equal the agent's own within 20 ms (median), and each one
-    within 20 ms plus the worst scheduling delay this loop suffered during the call: on a
-    loaded machine nothing can time a frame better than its own wake-up."""
+    """The harness's latencies equal the agent's own within 20 ms, plus the scheduling
+    noise this machine showed during the call (the harness's p99 frame lateness; a few ms
+    on a quiet machine): nothing on a loaded machine can time a frame better than its own
+    wake-ups, and the worst wake-up (``late_max_ms``) bounds every single turn."""
+    pacing = next(e.data for e in record.events if e.kind == "pacing")
+    typical = TOLERANCE_S + pacing["late_p99_ms"] / 1000
+    worst = TOLERANCE_S + pacing["late_max_ms"] / 1000
     errors = sorted(abs(measured - reported) for measured, reported in pairs)
-    late_s = next(e.data for e in record.events if e.kind == "pacing")["late_max_ms"] / 1000
-    assert errors[len(errors) // 2] <= TOLERANCE_S, pairs
-    assert errors[-1] <= TOLERANCE_S + late_s, (pairs, late_s)
+    assert errors[len(errors) // 2] <= typical, (pairs, pacing)
+    assert errors[-1] <= worst, (pairs, pacing)
 
 
 def test_external_urls_are_resolved_and_checked() -> None:
@@ -154,8 +157,9 @@ def test_a_ws_url_agent_gets_the_tool_bridge_through_start(
 
 
 @pytest.fixture(scope="module")
-def served_reference() -> Iterator[str]:
+def served_reference(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """``evaflow serve-agent reference`` as a separate process on a free port."""
+    cache = tmp_path_factory.mktemp("served-cache")
     command = [
         sys.executable,
         "-c",
@@ -164,6 +168,8 @@ def served_reference() -> Iterator[str]:
         "reference",
         "--port",
         "0",
+        "--param",
+        f"cache_dir={cache}",
     ]
     process = subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, text=True)
     try:

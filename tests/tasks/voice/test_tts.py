@@ -79,3 +79,11 @@ def test_piper_without_the_extra_says_how_to_install() -> None:
 def test_output_is_valid_float_audio() -> None:
     clip = synthesize("Zulu Kilo three")
     assert clip.samples.dtype == np.float32 and np.abs(clip.samples).max() <= 1.0
+
+
+@pytest.mark.parametrize("voice", ["en-gb-scotland", "en-us+f2", "en-us+m3", "en-029+klatt3"])
+def test_same_text_same_bytes_whatever_came_before(voice: str) -> None:
+    first = synthesize("Request number one, thanks", VoiceSpec(voice=voice))
+    synthesize("Something loud and different first!", VoiceSpec(voice="en-gb+m2", rate_wpm=220))
+    again = synthesize("Request number one, thanks", VoiceSpec(voice=voice))
+    assert first.same_as(again)

@@ -85,6 +85,17 @@ def correlation_table(pairs: pd.DataFrame, config: KeyEntityConfig) -> pd.DataFr
     return pd.DataFrame(rows)
 
 
+def panel_caption(stats: pd.Series, threshold: float) -> str:
+    """r, p, n and the drop, saying so when a value is undefined rather than printing nan."""
+    if math.isnan(stats["r"]):
+        corr = f"r undefined (n={stats['n']}; one side is constant or n < 3)"
+    else:
+        corr = f"r={stats['r']:.2f} (p={stats['p_value']:.3g}, n={stats['n']})"
+    drop = stats["relative_drop"]
+    split = "n/a" if math.isnan(drop) else f"{drop:.0%}"
+    return f"{corr}, drop below {threshold:.0%}: {split}"
+
+
 def _figure(pairs: pd.DataFrame, table: pd.DataFrame, config: KeyEntityConfig) -> Figure:
     systems = sorted(pairs["system"].unique())
     ncols = min(3, len(systems))
@@ -112,11 +123,7 @@ def _figure(pairs: pd.DataFrame, table: pd.DataFrame, config: KeyEntityConfig) -
             xs = np.linspace(0, 1, 20)
             ax.plot(xs, intercept + slope * xs, color="black", linewidth=1.2, label="linear fit")
         ax.axvline(config.threshold, color="#C44E52", linestyle=":", linewidth=1)
-        ax.set_title(
-            f"{system}\nr={stats['r']:.2f} (p={stats['p_value']:.3g}, n={stats['n']}), "
-            f"drop below {config.threshold:.0%}: {stats['relative_drop']:.0%}",
-            fontsize=8,
-        )
+        ax.set_title(f"{system}\n{panel_caption(stats, config.threshold)}", fontsize=8)
         ax.set_xlim(-0.03, 1.03)
         ax.set_ylim(-0.1, 1.1)
         ax.set_xlabel("key-entity accuracy")

@@ -11,11 +11,14 @@ Layout under the output directory::
 
 from __future__ import annotations
 
+import posixpath
 from collections import defaultdict
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
+import pyarrow.parquet as pq
 
 from analysis.base import ANALYSES, AnalysisResult
 from analysis.data import RunData, load_run_data
@@ -87,27 +90,36 @@ def _run_analyses(data: RunData, out: Path) -> list[AnalysisResult]:
     return results
 
 
-def _extract_audio(store: Store, run_id: str, out: Path) -> dict[str, dict[str, str]]:
-    """Write every stored track as a WAV file; attempt id -> track -> path relative to trials/.
+AUDIO_COLUMNS = ["attempt_id", "track", "format", "data"]
 
-    Streams the audio table batch by batch, so a large run is never held in memory.
+
+def _audio_batches(store: Store, run_id: str) -> Iterator[list[dict[str, Any]]]:
+    """Rows of the committed audio parts, a few at a time, read straight from Parquet.
+
+    Reading part by part (not through a DuckDB view) keeps memory to one small record batch
+    of WAV blobs, whatever the size of the run.
     """
+    committed = store.committed_batches(run_id)
+    for path in store.parts("audio", run_id):
+        if posixpath.basename(path).removesuffix(".parquet") not in committed:
+            continue
+        with store.fs.open(path, "rb") as fh:
+            for batch in pq.ParquetFile(fh).iter_batches(batch_size=8, columns=AUDIO_COLUMNS):
+                yield batch.to_pylist()
+
+
+def _extract_audio(store: Store, run_id: str, out: Path) -> dict[str, dict[str, str]]:
+    """Write every stored track as a WAV file; attempt id -> track -> path relative to trials/."""
     found: dict[str, dict[str, str]] = {}
-    con = store.connect([run_id])
-    try:
-        rel = con.sql("SELECT attempt_id, track, format, data FROM audio")
-        with rel.to_arrow_reader(batch_size=16) as reader:
-            for batch in reader:
-                for row in batch.to_pylist():
-                    if not row["data"]:
-                        continue
-                    out.mkdir(parents=True, exist_ok=True)
-                    ext = "wav" if (row["format"] or "wav") == "wav" else "bin"
-                    name = f"{slug(row['attempt_id'])}_{slug(row['track'])}.{ext}"
-                    (out / name).write_bytes(row["data"])
-                    found.setdefault(row["attempt_id"], {})[row["track"]] = f"audio/{name}"
-    finally:
-        con.close()
+    for rows in _audio_batches(store, run_id):
+        for row in rows:
+            if not row["data"]:
+                continue
+            out.mkdir(parents=True, exist_ok=True)
+            ext = "wav" if (row["format"] or "wav") == "wav" else "bin"
+            name = f"{slug(row['attempt_id'])}_{slug(row['track'])}.{ext}"
+            (out / name).write_bytes(row["data"])
+            found.setdefault(row["attempt_id"], {})[row["track"]] = f"audio/{name}"
     return found
 
 

@@ -77,19 +77,24 @@ def print_results(results: list[dict[str, Any]]) -> None:
             f"[bold]{result['name']}[/]: [{colour}]{result['status']}[/]"
             + (f" ({result['message']})" if result.get("message") else ""),
             highlight=False,
+            soft_wrap=True,
         )
         for claim in (result.get("summary") or {}).get("claims", []):
             mark = {True: "[green]holds[/]", False: "[red]does not hold[/]"}.get(
                 claim["holds"], "[cyan]value[/]"
             )
-            out.print(f"  {mark} {claim['statement']}: {claim['value']}", highlight=False)
+            out.print(
+                f"  {mark} {claim['statement']}: {claim['value']}", highlight=False, soft_wrap=True
+            )
         pngs = [f for f in result.get("figures", []) if f.endswith(".png")]
         if pngs:
             out.print(
-                f"  figures: {len(pngs)} (PNG + SVG) in {Path(pngs[0]).parent}", highlight=False
+                f"  figures: {len(pngs)} (PNG + SVG) in {Path(pngs[0]).parent}",
+                highlight=False,
+                soft_wrap=True,
             )
         for name, path in (result.get("table_paths") or {}).items():
-            out.print(f"  table {name}: {path}", highlight=False)
+            out.print(f"  table {name}: {path}", highlight=False, soft_wrap=True)
 
 
 @app.command()

@@ -62,7 +62,10 @@ def run(
     pack: Annotated[Path | None, typer.Option(help="Use a scenario pack directory")] = None,
     domains: Annotated[list[str] | None, typer.Option(help="Domains (comma separated)")] = None,
     records: Annotated[list[str] | None, typer.Option(help="Record ids (comma separated)")] = None,
-    limit: Annotated[int | None, typer.Option(help="At most N records per domain")] = None,
+    limit: Annotated[
+        int | None,
+        typer.Option(help="At most N records per domain; 0 = all (built-in pack default: 2)"),
+    ] = None,
     agent: Annotated[
         list[str] | None,
         typer.Option(help="reference | text | llm | ws://URL; NAME=TARGET to label; repeatable"),

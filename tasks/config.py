@@ -12,6 +12,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 DOMAINS = ("airline", "itsm", "medical_hr")
+BUILTIN_DEFAULT_LIMIT = 2
 
 
 class ConfigError(ValueError):
@@ -34,8 +35,19 @@ class ScenarioSource(BaseModel):
         default=None, description="Record ids to include (all if unset)"
     )
     limit: int | None = Field(
-        default=None, ge=1, description="At most this many records per domain"
+        default=None,
+        ge=0,
+        description="At most this many records per domain (0 = all). Unset: all records, "
+        f"except the built-in pack, which defaults to {BUILTIN_DEFAULT_LIMIT} per domain so "
+        "the default run stays within minutes",
     )
+
+    def effective_limit(self) -> int | None:
+        if self.limit == 0:
+            return None
+        if self.limit is None and self.eva_root is None and self.pack is None and not self.records:
+            return BUILTIN_DEFAULT_LIMIT
+        return self.limit
 
     @field_validator("domains")
     @classmethod

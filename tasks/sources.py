@@ -28,12 +28,13 @@ def load_source(source: ScenarioSource) -> list[Scenario]:
             for s in load_scenario_dir(pack, domains=present)
             if source.records is None or s.id in source.records
         ]
-    if source.limit is not None:
+    limit = source.effective_limit()
+    if limit is not None:
         per_domain: dict[str, int] = {}
         limited = []
         for s in found:
             per_domain[s.domain] = per_domain.get(s.domain, 0) + 1
-            if per_domain[s.domain] <= source.limit:
+            if per_domain[s.domain] <= limit:
                 limited.append(s)
         found = limited
     return found

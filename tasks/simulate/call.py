@@ -320,6 +320,11 @@ class CallerSide:
     def _receive(self, message: Any, at: float) -> int | None:
         if isinstance(message, wire.ProtocolError):
             raise CallEnded("protocol_error", f"{message.reason} ({message.excerpt!r})")
+        if isinstance(message, wire.OtherEvent):
+            self.events.append(
+                TimelineEvent(t_s=round(at, 3), source="agent", kind=message.event, data=message.data)
+            )
+            return None
         if message.streamSid != self.stream_sid:
             raise CallEnded("protocol_error", f"unknown streamSid {message.streamSid!r}")
         if isinstance(message, wire.Sync):

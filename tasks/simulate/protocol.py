@@ -157,6 +157,24 @@ _CALLER = TypeAdapter(CallerMessage)
 _AGENT = TypeAdapter(AgentMessage)
 
 
+AGENT_EVENTS = frozenset({"media", "mark", "clear", "agent_text", "end_call", "sync"})
+# Protocol events an agent must never send (wrong direction): still protocol errors.
+CALLER_ONLY_EVENTS = frozenset(
+    {"connected", "start", "stop", "user_speech_start", "user_speech_stop"}
+)
+
+
+class OtherEvent(BaseModel):
+    """An agent event outside the protocol (e.g. ``agent_timing``, ``transcript``).
+
+    Optional extras never break a call: they are kept on the timeline and otherwise ignored.
+    """
+
+    model_config = ConfigDict(frozen=True)
+    event: str
+    data: dict[str, Any] = Field(default_factory=dict)
+
+
 class ProtocolError(BaseModel):
     """Why a frame could not be accepted (a value, never raised)."""
 
@@ -200,7 +218,15 @@ def _parse(raw: Any, adapter: TypeAdapter[Any], side: str) -> Any:
 
 
 def parse_agent_message(raw: Any) -> Any:
-    """A message the agent sent, or a :class:`ProtocolError`."""
+    """A message the agent sent, an :class:`OtherEvent`, or a :class:`ProtocolError`."""
+    if isinstance(raw, str) and len(raw) <= MAX_MESSAGE_BYTES:
+        try:
+            data = json.loads(raw)
+        except json.JSONDecodeError:
+            data = None
+        if isinstance(data, dict) and isinstance(data.get("event"), str):
+            if data["event"] not in AGENT_EVENTS | CALLER_ONLY_EVENTS:
+                return OtherEvent(event=data["event"], data=data)
     return _parse(raw, _AGENT, "agent")
 
 

@@ -23,7 +23,7 @@ main{padding:10px 28px 40px;max-width:1400px}
 h2{border-bottom:2px solid #dde3ea;padding-bottom:4px;margin-top:34px}
 h3{margin-bottom:6px}
 table{border-collapse:collapse;margin:8px 0 14px;font-size:13px;background:#fff;display:block;
-overflow-x:auto;max-width:100%}
+overflow-x:auto;max-width:100%;width:max-content}
 th,td{border:1px solid #dde3ea;padding:4px 8px;text-align:left;vertical-align:top}
 th{background:#eef2f6;position:sticky;top:0}
 td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}

@@ -1,7 +1,8 @@
 """The analysis flow: load the runs once, run each selected analysis as a task.
 
 All the work is in ``analysis`` (pure functions over the stored tables); this module only
-orchestrates, so ``run_analysis.fn(...)`` runs the same code without a Prefect server.
+orchestrates. ``run_analysis.fn(...)`` runs the same code without Prefect: outside a flow
+run each analysis is called directly instead of as a task (which would start a server).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from typing import Any
 
 from prefect import flow, task
 from prefect.cache_policies import NO_CACHE
+from prefect.context import FlowRunContext
 
 from analysis.base import AnalysisResult
 from analysis.data import RunData, load_run_data
@@ -55,7 +57,8 @@ def run_analysis(
     names = selection(which)
     out_dir = Path(out) if out else default_out_dir(root, runs)
     data = load_run_data(root, runs)
+    step = analysis_step if FlowRunContext.get() is not None else run_one
     # One after another: matplotlib is not thread-safe, and the work is CPU-bound anyway.
-    results: list[AnalysisResult] = [analysis_step(name, data, out_dir) for name in names]
+    results: list[AnalysisResult] = [step(name, data, out_dir) for name in names]
     write_summary(results, out_dir)
     return [result_json(r) for r in results]

@@ -13,10 +13,15 @@ from tests.analysis.synthetic import RUN
 
 
 def test_flow_function_writes_tables_figures_and_summary(
-    synth_store: Store, tmp_path: Path
+    synth_store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    import flows.analysis
     from flows.analysis import run_analysis
 
+    def no_task(*args: object) -> None:
+        raise AssertionError("outside a flow run the Prefect task must not be used")
+
+    monkeypatch.setattr(flows.analysis, "analysis_step", no_task)
     results = run_analysis.fn(
         store=synth_store.root, runs=[RUN], which="faithfulness-decoupling", out=str(tmp_path)
     )

@@ -6,13 +6,12 @@ imports this module).
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-from flows.cli import DEFAULT_STORE, _split, app, console, fail, out
+from flows.cli import DEFAULT_STORE, _split, app, console, emit_json, fail, out
 
 WHICH_HELP = (
     "robustness | key-entities | ci-vs-k | consistency (with pareto, threshold-sensitivity, "
@@ -143,7 +142,7 @@ def analyze(
     except ValueError as exc:
         fail(str(exc))
     if as_json:
-        out.print_json(json.dumps(results, default=str))
+        emit_json(results)
         return
     print_results(results)
     if any(r["status"] == "error" for r in results):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -218,9 +217,8 @@ def judges_validate(
     as_json: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
     """Agreement of a judge with human labels: accuracy, macro-F1, Cohen's kappa."""
-    from tasks.judge_validation import validate_judge
-
     from flows.cli import _split
+    from tasks.judge_validation import validate_judge
 
     if not set_dir.is_dir():
         fail(f"--set {set_dir}: not a directory")
@@ -257,7 +255,6 @@ def report(
 ) -> None:
     """Write the static HTML report of a run."""
     from analysis.report import write_report
-
     from tasks.store import Store
 
     s = Store(store)

@@ -56,7 +56,9 @@ class AgentConfig(BaseModel):
 class Scenario(BaseModel):
     """A scenario record with every placeholder resolved for one language."""
 
-    id: str = Field(description="Record id, e.g. '1.1.2' (airline), '17' (itsm), '3.2' (medical_hr)")
+    id: str = Field(
+        description="Record id, e.g. '1.1.2' (airline), '17' (itsm), '3.2' (medical_hr)"
+    )
     domain: Literal["airline", "itsm", "medical_hr"]
     source: str = Field(default="builtin", description="'builtin' or the EVA root it came from")
     language: str = "en"

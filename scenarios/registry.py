@@ -52,9 +52,7 @@ class Registry(Generic[T]):
             return self._items[name]
         except KeyError:
             valid = ", ".join(sorted(self._items)) or "(none registered)"
-            raise UnknownNameError(
-                f"unknown {self.kind} {name!r}; valid names: {valid}"
-            ) from None
+            raise UnknownNameError(f"unknown {self.kind} {name!r}; valid names: {valid}") from None
 
     def names(self) -> list[str]:
         return sorted(self._items)

@@ -322,7 +322,9 @@ class CallerSide:
             raise CallEnded("protocol_error", f"{message.reason} ({message.excerpt!r})")
         if isinstance(message, wire.OtherEvent):
             self.events.append(
-                TimelineEvent(t_s=round(at, 3), source="agent", kind=message.event, data=message.data)
+                TimelineEvent(
+                    t_s=round(at, 3), source="agent", kind=message.event, data=message.data
+                )
             )
             return None
         if message.streamSid != self.stream_sid:

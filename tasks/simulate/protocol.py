@@ -224,9 +224,9 @@ def parse_agent_message(raw: Any) -> Any:
             data = json.loads(raw)
         except json.JSONDecodeError:
             data = None
-        if isinstance(data, dict) and isinstance(data.get("event"), str):
-            if data["event"] not in AGENT_EVENTS | CALLER_ONLY_EVENTS:
-                return OtherEvent(event=data["event"], data=data)
+        event = data.get("event") if isinstance(data, dict) else None
+        if isinstance(event, str) and event not in AGENT_EVENTS | CALLER_ONLY_EVENTS:
+            return OtherEvent(event=event, data=data)
     return _parse(raw, _AGENT, "agent")
 
 

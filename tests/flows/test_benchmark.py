@@ -59,9 +59,7 @@ def test_text_run_completes_every_task_and_is_queryable(first_run: tuple[Store, 
     assert agg["k"].max() == 2
 
 
-def test_resume_skips_committed_trials_and_stores_each_once(
-    eva_root: Path, tmp_path: Path
-) -> None:
+def test_resume_skips_committed_trials_and_stores_each_once(eva_root: Path, tmp_path: Path) -> None:
     config = text_config(eva_root, tmp_path, run_id="resume", batch_size=1)
     run_benchmark(config)
     store = Store(str(tmp_path))

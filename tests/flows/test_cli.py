@@ -35,8 +35,17 @@ def test_quick_run_prints_the_summary_json(quick_run: tuple[Path, dict]) -> None
     dims = {(a["domain"], a["condition"], a["dimension"]) for a in summary["aggregates"]}
     assert ("all", "clean", "EVA-A_pass") in dims and ("all", "noise", "EVA-X_pass") in dims
     for row in summary["aggregates"]:
-        assert set(row) >= {"system", "domain", "condition", "dimension", "pass_at_1",
-                            "pass_at_k", "pass_pow_k", "k", "n"}
+        assert set(row) >= {
+            "system",
+            "domain",
+            "condition",
+            "dimension",
+            "pass_at_1",
+            "pass_at_k",
+            "pass_pow_k",
+            "k",
+            "n",
+        }
 
 
 def test_quick_run_tables_answer_sql(quick_run: tuple[Path, dict]) -> None:
@@ -46,15 +55,24 @@ def test_quick_run_tables_answer_sql(quick_run: tuple[Path, dict]) -> None:
         "query",
         "SELECT t.condition, count(*) AS attempts, count(DISTINCT a.track) AS tracks "
         "FROM trials t LEFT JOIN audio a USING (attempt_id) GROUP BY ALL ORDER BY 1",
-        "--store", store, "--format", "json", cwd=work,
+        "--store",
+        store,
+        "--format",
+        "json",
+        cwd=work,
     )
     assert done.returncode == 0, done.stderr
     rows = json.loads(done.stdout)
     assert [r["condition"] for r in rows] == ["clean", "noise"]
     assert all(r["tracks"] >= 3 for r in rows)  # caller, agent and mixed audio stored
     done = evaflow(
-        "query", "SELECT count(*) AS n FROM turns WHERE role = 'assistant' AND latency_s IS NOT NULL",
-        "--store", store, "--format", "csv", cwd=work,
+        "query",
+        "SELECT count(*) AS n FROM turns WHERE role = 'assistant' AND latency_s IS NOT NULL",
+        "--store",
+        store,
+        "--format",
+        "csv",
+        cwd=work,
     )
     assert done.returncode == 0 and int(done.stdout.splitlines()[1]) > 0
     listing = evaflow("runs", "list", "--store", store, "--format", "json", cwd=work)

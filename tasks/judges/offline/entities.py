@@ -315,9 +315,13 @@ def heard_as(entity: CallerEntity, transcript: str) -> tuple[bool, str]:
     (:func:`text_forms`), or (for codes and other identifiers of >= 4 symbols) the compact
     value appears in the compact transcript."""
     heard = text_forms(transcript)
-    want = entity.canonical.split()
-    if want and _contains_tokens(want, heard.split()):
-        return True, " ".join(want)
+    tokens = heard.split()
+    # A clock time reads as "20:20" or "20 20" depending on the words around it.
+    forms = time_variants(entity.canonical) if entity.type == "time" else [entity.canonical]
+    for form in forms:
+        want = form.split()
+        if want and _contains_tokens(want, tokens):
+            return True, " ".join(want)
     target = compact(entity.value)
     identifier = entity.type in ("code", "spelled", "flight_number", "phone", "email")
     if identifier and len(target) >= 4 and target in re.sub(r"[^a-z0-9@]", "", heard):

@@ -12,6 +12,7 @@ import argparse
 import importlib
 import importlib.util
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -108,8 +109,11 @@ def main(argv: list[str] | None = None) -> int:
     print(f"free disk in {args.scratch}: {free_disk_gb(args.scratch):.0f} GB", flush=True)
     figures: list[Figure] = []
     seconds: dict[str, float] = {}
+    # Other work on the machine skews every figure: keep the load next to the numbers.
+    load: dict[str, list[float]] = {}
     for name, bench in chosen:
-        print(f"running {name} ...", flush=True)
+        load[name] = [round(x, 2) for x in os.getloadavg()]
+        print(f"running {name} (load average {load[name][0]:.1f}) ...", flush=True)
         started = time.perf_counter()
         try:
             produced = bench(options)
@@ -119,7 +123,9 @@ def main(argv: list[str] | None = None) -> int:
         figures += produced
         print(format_table(produced), flush=True)
     print("\n" + format_table(figures))
-    path = write_results(figures, options, args.out, benchmark_seconds=seconds)
+    path = write_results(
+        figures, options, args.out, benchmark_seconds=seconds, load_average_at_start=load
+    )
     print(f"\nwrote {path}")
     return 0
 

@@ -73,9 +73,8 @@ def _scores(rng: random.Random) -> list[MetricScore]:
     return [*scores, *composite_scores(scores)]
 
 
-def _attempt(spec: TrialSpec, attempt: int, rng: random.Random, valid: bool) -> AttemptResult:
-    n_turns = rng.randint(2, 6)
-    turns = [
+def _turns(spec: TrialSpec, n_turns: int) -> list[TurnRecord]:
+    return [
         TurnRecord(
             turn_id=(i + 1) // 2,
             role="assistant" if i % 2 == 0 else "user",
@@ -86,15 +85,32 @@ def _attempt(spec: TrialSpec, attempt: int, rng: random.Random, valid: bool) -> 
         )
         for i in range(n_turns)
     ]
-    audio = []
+
+
+def _audio(spec: TrialSpec, attempt: int, rng: random.Random) -> list[AudioRef]:
+    """One real WAV in the attempt's scratch folder, as the simulator leaves it."""
     folder = audio_dir_for(spec, attempt)
-    if folder is not None:
-        seconds = _wav(folder / "mixed.wav", rng)
-        audio.append(
-            AudioRef(
-                track="mixed", path=str(folder / "mixed.wav"), sample_rate=8000, duration_s=seconds
-            )
-        )
+    if folder is None:
+        return []
+    seconds = _wav(folder / "mixed.wav", rng)
+    path = str(folder / "mixed.wav")
+    return [AudioRef(track="mixed", path=path, sample_rate=8000, duration_s=seconds)]
+
+
+def _attempt(spec: TrialSpec, attempt: int, rng: random.Random, valid: bool) -> AttemptResult:
+    n_turns = rng.randint(2, 6)
+    call = ToolCallRecord(
+        index=0,
+        turn_id=1,
+        tool_name="get_reservation",
+        params={"confirmation_number": "ZK3FFW"},
+        response={"status": "success"},
+        t_call_s=3.1,
+        t_response_s=3.2,
+    )
+    entity = EntityRecord(
+        turn_id=1, type="code", expected="ZK3FFW", heard="ZK3FFW", correct=rng.random() < 0.8
+    )
     record = AttemptRecord(
         attempt_id=spec.attempt_id(attempt),
         run_id=spec.run_id,
@@ -108,29 +124,11 @@ def _attempt(spec: TrialSpec, attempt: int, rng: random.Random, valid: bool) -> 
         status="ok" if valid else "invalid",
         duration_s=n_turns * 3.0,
         wall_s=round(rng.uniform(0.1, 1.0), 3),
-        turns=turns,
-        tool_calls=[
-            ToolCallRecord(
-                index=0,
-                turn_id=1,
-                tool_name="get_reservation",
-                params={"confirmation_number": "ZK3FFW"},
-                response={"status": "success"},
-                t_call_s=3.1,
-                t_response_s=3.2,
-            )
-        ],
+        turns=_turns(spec, n_turns),
+        tool_calls=[call],
         events=[TimelineEvent(t_s=0.0, source="harness", kind="start")],
-        entities=[
-            EntityRecord(
-                turn_id=1,
-                type="code",
-                expected="ZK3FFW",
-                heard="ZK3FFW",
-                correct=rng.random() < 0.8,
-            )
-        ],
-        audio=audio,
+        entities=[entity],
+        audio=_audio(spec, attempt, rng),
         stage_seconds={"tts": 0.1, "stt": 0.2},
     )
     validation = {

@@ -125,7 +125,7 @@ def test_tool_with_an_unknown_type_names_file_field_and_value(pack: Path) -> Non
         ({"runner": {"kind": "cluster"}}, "runner.kind"),
         ({"mode": "video"}, "mode"),
         ({"run_id": "../escape"}, "run_id"),
-        ({"scenarios": {"limit": 0}}, "scenarios.limit"),
+        ({"scenarios": {"limit": -1}}, "scenarios.limit"),
         ({"trails": 3}, "trails"),
         ({"systems": []}, "systems"),
     ],

@@ -2,4 +2,6 @@
 
 from flows.cli import main
 
-main()
+# The guard matters: Dask's local worker processes re-import the main module.
+if __name__ == "__main__":
+    main()

@@ -89,8 +89,11 @@ class JudgeSpec(BaseModel):
 
 
 class RunnerSpec(BaseModel):
+    """Where trials run. Default: a local Dask cluster of worker *processes*, because the
+    speech engines hold the GIL, so threads would use one core however many there are."""
+
     model_config = ConfigDict(extra="forbid")
-    kind: Literal["threads", "dask"] = "threads"
+    kind: Literal["threads", "dask"] = "dask"
     workers: int = Field(default=2, ge=1, le=256, description="Threads, or local Dask workers")
     dask_address: str | None = Field(
         default=None, description="tcp://HOST:PORT of a Dask scheduler"

@@ -25,6 +25,7 @@ def text_config(eva_root: Path, store: Path, **update: object) -> BenchmarkConfi
         "trials": 2,
         "report": False,
         "batch_size": 2,
+        "runner": {"kind": "threads"},
     }
     return BenchmarkConfig.model_validate({**base, **update})
 

@@ -126,6 +126,7 @@ def test_no_api_key_in_any_artifact_of_a_run(
         ],
         judge={"name": "llm", "params": _endpoint(f"{fake_llm.url}/echo/v1")},
         report=True,
+        runner={"kind": "threads"},
     )
     result = cli.run(["run", "--config", str(config), "--verbose"], extra_env=keys)
     assert result.returncode == 0, result.stderr[-3000:]

@@ -100,45 +100,43 @@ def run_child(
     """
     with tempfile.TemporaryDirectory(prefix="evaflow-bench-child-") as tmp:
         result_file = Path(tmp) / "result.json"
-        command = [
-            sys.executable,
-            "-m",
-            "benchmarks.memory",
-            "--child",
-            target,
-            str(result_file),
-            json.dumps(kwargs or {}, default=str),
-        ]
-        log = open(log_path or Path(tmp) / "child.log", "wb")  # noqa: SIM115 - closed below
-        started = time.perf_counter()
-        # A new session, so a timeout can end the child's whole group (its own children too).
-        proc = subprocess.Popen(
-            command,
-            cwd=REPO_ROOT,
-            env={**os.environ, **(env or {})},
-            stdout=None if stream else log,
-            stderr=None if stream else subprocess.STDOUT,
-            start_new_session=True,
-        )
-        sampler = TreeSampler(proc.pid) if sample_tree else None
-        if sampler:
-            sampler.start()
-        timer = threading.Timer(timeout_s, _kill_group, args=(proc.pid,)) if timeout_s else None
-        if timer:
-            timer.start()
-        _, status, usage = os.wait4(proc.pid, 0)
-        proc.returncode = os.waitstatus_to_exitcode(status)
-        if timer:
-            timer.cancel()
-        tree_peak = sampler.stop() if sampler else None
-        log.close()
+        args = [target, str(result_file), json.dumps(kwargs or {}, default=str)]
+        log_file = log_path or Path(tmp) / "child.log"
+        with open(log_file, "wb") as log:
+            started = time.perf_counter()
+            # A new session, so a timeout can end the child's whole group (its children too).
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "benchmarks.memory", "--child", *args],
+                cwd=REPO_ROOT,
+                env={**os.environ, **(env or {})},
+                stdout=None if stream else log,
+                stderr=None if stream else subprocess.STDOUT,
+                start_new_session=True,
+            )
+            code, peak_mb, tree_peak = _wait(proc.pid, timeout_s, sample_tree)
+            proc.returncode = code  # reaped by wait4 above, not by Popen
         outcome = ChildResult(
             target=target,
             wall_s=time.perf_counter() - started,
-            peak_rss_mb=usage.ru_maxrss * 1024 / MB,
+            peak_rss_mb=peak_mb,
             tree_peak_rss_mb=tree_peak,
         )
-        return _read_outcome(outcome, result_file, proc.returncode, log.name)
+        return _read_outcome(outcome, result_file, code, str(log_file))
+
+
+def _wait(pid: int, timeout_s: float | None, sample_tree: bool) -> tuple[int, float, float | None]:
+    """Reap the child: (exit code, its ru_maxrss in MB, the sampled tree peak in MB)."""
+    sampler = TreeSampler(pid) if sample_tree else None
+    if sampler:
+        sampler.start()
+    timer = threading.Timer(timeout_s, _kill_group, args=(pid,)) if timeout_s else None
+    if timer:
+        timer.start()
+    _, status, usage = os.wait4(pid, 0)
+    if timer:
+        timer.cancel()
+    tree_peak = sampler.stop() if sampler else None
+    return os.waitstatus_to_exitcode(status), usage.ru_maxrss * 1024 / MB, tree_peak
 
 
 def _kill_group(pid: int) -> None:

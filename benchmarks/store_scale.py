@@ -238,60 +238,56 @@ def _query_figures(root: Path, options: BenchOptions) -> list[Figure]:
     return figures
 
 
-def _analysis_figures(root: Path, options: BenchOptions, shape: StoreShape) -> list[Figure]:
-    figures: list[Figure] = []
-    robust = run_child(
+def _robustness_figures(root: Path) -> list[Figure]:
+    child = run_child(
         f"{__name__}:time_robustness",
         {"root": str(root / "store"), "out_dir": str(root / "analysis")},
     )
     name = "full robustness analysis"
-    if robust.ok and not robust.value.get("available"):
-        figures.append(
-            not_measured(GROUP, name, robust.value["why"], unit="s", target=60.0, op="<")
-        )
-    else:
-        value = robust.value.get("seconds") if robust.ok else None
-        v = robust.value if robust.ok else {}
-        detail = (
-            f"load {v.get('load_s', 0):.1f} s ({v.get('values', 0):,} values), "
-            f"{v.get('cells')} cells: {v.get('status')}"
-        )
-        figures += _fig(
-            name,
-            robust,
-            value,
-            unit="s",
-            target=60.0,
-            op="<",
-            note=f"analysis.runner.run_one('robustness'); {detail}",
-        )
-    boot = run_child(
+    if child.ok and not child.value.get("available"):
+        return [not_measured(GROUP, name, child.value["why"], unit="s", target=60.0, op="<")]
+    v = child.value if child.ok else {}
+    note = (
+        f"analysis.runner.run_one('robustness'); load {v.get('load_s', 0):.1f} s "
+        f"({v.get('values', 0):,} values), {v.get('cells')} cells: {v.get('status')}"
+    )
+    return _fig(name, child, v.get("seconds"), unit="s", target=60.0, op="<", note=note)
+
+
+def _bootstrap_figures(options: BenchOptions, shape: StoreShape) -> list[Figure]:
+    name = f"bootstrap CIs {shape.systems} systems x 213 scenarios x 2000"
+    child = run_child(
         f"{__name__}:time_bootstrap",
         {"systems": shape.systems, "scenarios": 213, "n_boot": 2000, "repeats": options.repeats},
     )
-    if boot.ok:
-        samples = boot.value["samples"]
-        figures += _fig(
-            "bootstrap CIs 12 systems x 213 scenarios x 2000",
-            boot,
-            _median(samples),
-            unit="s",
-            target=5.0,
-            op="<",
-            samples=samples,
-            note="tasks.aggregate.bootstrap_ci_batched",
-        )
-    else:
-        figures += _fig("bootstrap CIs 12 systems x 213 scenarios x 2000", boot, None)
-    agg = run_child(f"{__name__}:time_aggregate", {"root": str(root / "store")})
-    value = agg.value["seconds"] if agg.ok else None
-    note = (
-        (
-            f"{agg.value['rows']:,} values -> {agg.value['groups']:,} groups with CIs, "
-            f"load {agg.value['load_s']:.1f} s"
-        )
-        if agg.ok
-        else ""
+    samples = child.value["samples"] if child.ok else []
+    return _fig(
+        name,
+        child,
+        _median(samples),
+        unit="s",
+        target=5.0,
+        op="<",
+        samples=samples,
+        note="tasks.aggregate.bootstrap_ci_batched",
     )
-    figures += _fig("aggregate all kept values (pass@k + CIs)", agg, value, unit="s", note=note)
-    return figures
+
+
+def _aggregate_figures(root: Path) -> list[Figure]:
+    child = run_child(f"{__name__}:time_aggregate", {"root": str(root / "store")})
+    v = child.value if child.ok else {}
+    note = (
+        f"{v.get('rows', 0):,} values -> {v.get('groups', 0):,} groups with CIs, "
+        f"load {v.get('load_s', 0):.1f} s"
+    )
+    return _fig(
+        "aggregate all kept values (pass@k + CIs)", child, v.get("seconds"), unit="s", note=note
+    )
+
+
+def _analysis_figures(root: Path, options: BenchOptions, shape: StoreShape) -> list[Figure]:
+    return [
+        *_robustness_figures(root),
+        *_bootstrap_figures(options, shape),
+        *_aggregate_figures(root),
+    ]

@@ -159,35 +159,45 @@ def _batch_tables(
     rng: np.random.Generator,
 ) -> dict[str, pa.Table]:
     """The trials, metrics, turns, entities and tool_calls parts of one batch."""
-    from tasks.tables import SCHEMAS
-
     n = trial_rows["attempt"].size
     ids = pa.array(trial_rows["attempt_id"])
     key = {"run_id": _const(run_id, n), "batch": _const(batch, n), "attempt_id": ids}
-    trials = {
+    return {
+        "trials": _trials(key, trial_rows, rng),
+        "metrics": _metrics(key, trial_rows["ease"], rng),
+        "turns": _turns(shape, pools, key, rng),
+        "entities": _entities(shape, pools, key, trial_rows["ease"], rng),
+        "tool_calls": _tool_calls(shape, pools, key, rng),
+    }
+
+
+def _trials(key: dict, rows: dict[str, np.ndarray], rng: np.random.Generator) -> pa.Table:
+    n = rows["attempt"].size
+    names = ("trial_key", "system", "scenario_id", "domain", "condition")
+    columns = {
         **key,
-        **{
-            k: pa.array(trial_rows[k])
-            for k in ("trial_key", "system", "scenario_id", "domain", "condition")
-        },
-        "trial": pa.array(trial_rows["trial"], pa.int32()),
-        "attempt": pa.array(trial_rows["attempt"], pa.int32()),
-        "final": pa.array(trial_rows["final"]),
-        "status": pa.array(np.where(trial_rows["final"], "ok", "invalid")),
+        **{k: pa.array(rows[k]) for k in names},
+        "trial": pa.array(rows["trial"], pa.int32()),
+        "attempt": pa.array(rows["attempt"], pa.int32()),
+        "final": pa.array(rows["final"]),
+        "status": pa.array(np.where(rows["final"], "ok", "invalid")),
         "end_reason": _const("goodbye", n),
-        "valid": pa.array(trial_rows["final"]),
+        "valid": pa.array(rows["final"]),
         "mode": _const("audio", n),
         "clock": _const("virtual", n),
         "duration_s": pa.array(rng.uniform(60, 300, n)),
         "wall_s": pa.array(rng.uniform(5, 30, n)),
         "stage_seconds_json": _const('{"stt": 1.2, "tts": 0.8, "vad": 0.1}', n),
     }
-    tables = {"trials": _table("trials", trials, n)}
-    values = _values(rng, trial_rows["ease"]).ravel()
-    m_idx = pa.array(np.repeat(np.arange(n), len(METRICS)))
-    metrics = {
-        **{k: v.take(m_idx) for k, v in key.items()},
-        "metric": pa.array(np.tile(np.array(METRICS), n)),
+    return _table("trials", columns, n)
+
+
+def _metrics(key: dict, ease: np.ndarray, rng: np.random.Generator) -> pa.Table:
+    values = _values(rng, ease).ravel()
+    owner = pa.array(np.repeat(np.arange(ease.size), len(METRICS)))
+    columns = {
+        **{k: v.take(owner) for k, v in key.items()},
+        "metric": pa.array(np.tile(np.array(METRICS), ease.size)),
         "score": pa.array(values),
         "normalized_score": pa.array(values),
         "passed": pa.array(values >= 0.5),
@@ -196,12 +206,7 @@ def _batch_tables(
         "judge": _const("offline", values.size),
         "details_json": _const("{}", values.size),
     }
-    tables["metrics"] = _table("metrics", metrics, values.size)
-    tables["turns"] = _turns(shape, pools, key, rng)
-    tables["entities"] = _entities(shape, pools, key, trial_rows["ease"], rng)
-    tables["tool_calls"] = _tool_calls(shape, pools, key, rng)
-    assert set(tables) <= set(SCHEMAS)
-    return tables
+    return _table("metrics", columns, values.size)
 
 
 def _table(name: str, columns: dict[str, pa.Array], n: int) -> pa.Table:

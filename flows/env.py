@@ -14,6 +14,7 @@ def configure_prefect(store: str, verbose: bool = False) -> None:
     os.environ.setdefault("PREFECT_RESULTS_PERSIST_BY_DEFAULT", "false")
     if not verbose:
         os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
+        os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", "warning")
         os.environ.setdefault("PREFECT_LOGGING_LOG_PRINTS", "false")
     if "PREFECT_HOME" not in os.environ:
         base = Path(store) if "://" not in store else Path("./evaflow-data")

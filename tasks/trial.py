@@ -144,6 +144,7 @@ def run_attempt(spec: TrialSpec, scenario: Scenario, attempt: int) -> AttemptRes
     except Exception:  # noqa: BLE001 - failures are data
         record = _failed_record(spec, attempt, traceback.format_exc(limit=5))
     record.wall_s = record.wall_s or time.perf_counter() - started
+    scoring = time.perf_counter()
     try:
         scores, validation = score_attempt(spec, scenario, record)
     except Exception:  # noqa: BLE001
@@ -157,6 +158,8 @@ def run_attempt(spec: TrialSpec, scenario: Scenario, attempt: int) -> AttemptRes
                 "error": traceback.format_exc(limit=5),
             },
         )
+    # Stored next to the simulator's stages so a run's rows tell where its time went.
+    record.stage_seconds["score"] = round(time.perf_counter() - scoring, 3)
     return AttemptResult(record=record, scores=scores, validation=validation)
 
 

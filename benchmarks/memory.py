@@ -4,7 +4,8 @@
 which imports and calls the function and writes its JSON result to a file. The parent
 reads the child's peak resident set from ``wait4`` (``ru_maxrss``: the kernel's high-water
 mark, which also covers Arrow and DuckDB buffers that ``tracemalloc`` cannot see) and,
-optionally, samples the whole process tree (a run's Prefect server is a grandchild).
+optionally, samples the whole process tree (a run's Prefect server and Dask workers are
+descendants), summing PSS so pages shared between them are counted once.
 """
 
 from __future__ import annotations
@@ -41,19 +42,27 @@ class ChildResult(BaseModel):
     import_rss_mb: float | None = Field(
         default=None, description="Child RSS after importing the target, before the call"
     )
+    tree_peak_pss_mb: float | None = Field(
+        default=None, description="Largest sampled PSS sum of the child and its descendants"
+    )
     tree_peak_rss_mb: float | None = Field(
-        default=None, description="Largest sampled RSS sum of the child and its descendants"
+        default=None, description="Largest sampled RSS sum (shared pages counted repeatedly)"
     )
 
 
 class TreeSampler(threading.Thread):
-    """Samples the summed RSS of a process and its descendants until stopped."""
+    """Samples the memory of a process and its descendants until stopped.
+
+    Two sums: RSS (counts pages shared between processes once per process, so it
+    overstates a tree of Python processes) and PSS (shares them out: the tree's real use).
+    """
 
     def __init__(self, pid: int, interval_s: float = 0.25) -> None:
         super().__init__(daemon=True)
         self.pid = pid
         self.interval_s = interval_s
-        self.peak_bytes = 0
+        self.peak_rss = 0
+        self.peak_pss = 0
         self._stop_event = threading.Event()
 
     def run(self) -> None:
@@ -64,23 +73,27 @@ class TreeSampler(threading.Thread):
         except psutil.Error:
             return
         while not self._stop_event.is_set():
-            total = 0
             try:
                 procs = [root, *root.children(recursive=True)]
             except psutil.Error:
                 break
+            rss = pss = 0
             for proc in procs:
                 try:
-                    total += proc.memory_info().rss
+                    info = proc.memory_full_info()
                 except psutil.Error:
                     continue
-            self.peak_bytes = max(self.peak_bytes, total)
+                rss += info.rss
+                pss += getattr(info, "pss", info.rss)
+            self.peak_rss = max(self.peak_rss, rss)
+            self.peak_pss = max(self.peak_pss, pss)
             self._stop_event.wait(self.interval_s)
 
-    def stop(self) -> float | None:
+    def stop(self) -> tuple[float | None, float | None]:
+        """(peak PSS sum, peak RSS sum) in MB."""
         self._stop_event.set()
         self.join(timeout=5)
-        return self.peak_bytes / MB if self.peak_bytes else None
+        return (self.peak_pss / MB or None, self.peak_rss / MB or None)
 
 
 def run_child(
@@ -113,19 +126,22 @@ def run_child(
                 stderr=None if stream else subprocess.STDOUT,
                 start_new_session=True,
             )
-            code, peak_mb, tree_peak = _wait(proc.pid, timeout_s, sample_tree)
+            code, peak_mb, (tree_pss, tree_rss) = _wait(proc.pid, timeout_s, sample_tree)
             proc.returncode = code  # reaped by wait4 above, not by Popen
         outcome = ChildResult(
             target=target,
             wall_s=time.perf_counter() - started,
             peak_rss_mb=peak_mb,
-            tree_peak_rss_mb=tree_peak,
+            tree_peak_pss_mb=tree_pss,
+            tree_peak_rss_mb=tree_rss,
         )
         return _read_outcome(outcome, result_file, code, str(log_file))
 
 
-def _wait(pid: int, timeout_s: float | None, sample_tree: bool) -> tuple[int, float, float | None]:
-    """Reap the child: (exit code, its ru_maxrss in MB, the sampled tree peak in MB)."""
+def _wait(
+    pid: int, timeout_s: float | None, sample_tree: bool
+) -> tuple[int, float, tuple[float | None, float | None]]:
+    """Reap the child: (exit code, its ru_maxrss, the tree's peak (PSS, RSS) sums), in MB."""
     sampler = TreeSampler(pid) if sample_tree else None
     if sampler:
         sampler.start()
@@ -135,8 +151,8 @@ def _wait(pid: int, timeout_s: float | None, sample_tree: bool) -> tuple[int, fl
     _, status, usage = os.wait4(pid, 0)
     if timer:
         timer.cancel()
-    tree_peak = sampler.stop() if sampler else None
-    return os.waitstatus_to_exitcode(status), usage.ru_maxrss * 1024 / MB, tree_peak
+    tree_peaks = sampler.stop() if sampler else (None, None)
+    return os.waitstatus_to_exitcode(status), usage.ru_maxrss * 1024 / MB, tree_peaks
 
 
 def _kill_group(pid: int) -> None:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import math
 import shutil
-import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -38,26 +37,25 @@ RUN_MEMORY_TARGET_MB = 2048.0
 
 
 class _StageClock:
-    """Thread-safe wall-time totals of wrapped functions (trials run on several threads)."""
+    """Wall-time totals of functions the flow calls in its own process (summary, report).
+
+    No lock on purpose: these run once each on the flow's thread, and Dask pickles task
+    graphs by value where it must, which fails on any lock reachable from patched modules.
+    """
 
     def __init__(self) -> None:
         self.seconds: dict[str, float] = {}
-        self.calls: dict[str, int] = {}
-        self._lock = threading.Lock()
 
     def wrap(self, owner: Any, attr: str, label: str) -> None:
         original: Callable[..., Any] = getattr(owner, attr)
+        seconds = self.seconds
 
         def timed(*args: Any, **kwargs: Any) -> Any:
             started = time.perf_counter()
             try:
                 return original(*args, **kwargs)
             finally:
-                with self._lock:
-                    self.seconds[label] = self.seconds.get(label, 0.0) + (
-                        time.perf_counter() - started
-                    )
-                    self.calls[label] = self.calls.get(label, 0) + 1
+                seconds[label] = seconds.get(label, 0.0) + time.perf_counter() - started
 
         setattr(owner, attr, timed)
 
@@ -123,7 +121,6 @@ def instrumented_run(store: str, eva_root: str, plan: dict[str, Any], prefect_ho
         "valid": summary.valid,
         "workers": spec.workers,
         "stage_s": clock.seconds,
-        "stage_calls": clock.calls,
         **_stored_seconds(store, summary.run_id),
     }
 
@@ -240,7 +237,7 @@ def _overhead_figures(child: ChildResult, plan: RunPlan) -> list[Figure]:
 def _memory_figures(child: ChildResult, plan: RunPlan) -> list[Figure]:
     """Peak RSS of the whole run (the target: every process of it) and of its main process."""
     attempts = child.value["attempts"] if child.ok else None
-    name = f"peak RSS, {plan.label} ({attempts or '?'} attempts), whole process tree"
+    name = f"peak memory, {plan.label} ({attempts or '?'} attempts), whole process tree"
     if not child.ok:
         why = (child.error or "failed").strip().splitlines()[-1][:200]
         return [not_measured(GROUP, name, why, unit="MB", target=RUN_MEMORY_TARGET_MB, op="<")]
@@ -249,12 +246,13 @@ def _memory_figures(child: ChildResult, plan: RunPlan) -> list[Figure]:
         Figure(
             group=GROUP,
             name=name,
-            value=child.tree_peak_rss_mb,
+            value=child.tree_peak_pss_mb,
             unit="MB",
             target=RUN_MEMORY_TARGET_MB,
             op="<",
-            note="run process + Prefect server + Dask workers, sampled every 0.25 s; "
-            f"{v['attempts'] / v['flow_s']:.1f} attempts/s",
+            note="PSS summed over the run process, Prefect server and Dask processes, sampled "
+            f"every 0.25 s (RSS sum {child.tree_peak_rss_mb or 0:,.0f} MB counts shared pages "
+            f"repeatedly); {v['attempts'] / v['flow_s']:.1f} attempts/s",
         ),
         Figure(
             group=GROUP,

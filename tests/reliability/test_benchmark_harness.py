@@ -91,10 +91,13 @@ def fail_loudly() -> None:
 
 
 def test_child_reports_peak_memory_and_result() -> None:
-    result = run_child(f"{__name__}:allocate", {"megabytes": 300})
+    result = run_child(f"{__name__}:allocate", {"megabytes": 300}, sample_tree=True)
     assert result.ok and result.value == 300 * 1024 * 1024 // 8
     assert result.peak_rss_mb is not None and result.import_rss_mb is not None
     assert result.peak_rss_mb >= result.import_rss_mb + 290
+    # Sampled every 0.25 s: the block is held long enough only if the sampler saw it.
+    assert result.tree_peak_pss_mb is not None and result.tree_peak_rss_mb is not None
+    assert result.tree_peak_pss_mb <= result.tree_peak_rss_mb + 1
 
 
 def test_child_failure_is_data() -> None:

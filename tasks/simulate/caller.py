@@ -32,6 +32,7 @@ from tasks.simulate.cues import (
 from tasks.simulate.script import build_script
 from tasks.simulate.slots import signature, tokens
 from tasks.spoken import speak_code, speak_date, speak_digits, speak_time
+from tasks.spoken.words import DIGIT_WORDS
 
 CallerTurnKind = Literal["line", "repeat_request", "answer", "repeat", "closing", "give_up"]
 
@@ -90,6 +91,23 @@ def say_value(value: str, spell: bool) -> str:
         # Asked to spell, people fall back on the phonetic alphabet.
         return speak_code(re.sub(r"[' ]", "", value).upper(), "nato" if spell else "letters")
     return value
+
+
+# Key words as a listener may have heard them: digits normalised to figures, homophones
+# a recogniser swaps ("phone last four" heard as "phone match for").
+_SAME_SOUND = {
+    **{str(i): w for i, w in enumerate(DIGIT_WORDS)},
+    "for": "four",
+    "fore": "four",
+    "to": "two",
+    "too": "two",
+    "won": "one",
+    "ate": "eight",
+}
+
+
+def sounds_like(word: str) -> str:
+    return _SAME_SOUND.get(word, word)
 
 
 def heard_part(expected: str, heard: str) -> str:
@@ -155,11 +173,11 @@ class ScriptedCaller:
         """Information items the agent asks for that the next line does not already give."""
         if not is_request(heard):
             return []
-        said = set(words(heard))
+        said = {sounds_like(w) for w in words(heard)}
         scored = []
         for item in self.info:
             if item.label:
-                score = sum(w in said for w in item.label) / len(item.label)
+                score = sum(sounds_like(w) in said for w in item.label) / len(item.label)
                 if score >= MIN_KEY_SCORE:
                     scored.append((score, item))
         if not scored:

@@ -33,6 +33,7 @@ from tasks.simulate.cues import is_empty, is_repeat_request
 from tasks.simulate.gateway import ToolGateway
 from tasks.simulate.script import ScriptStep, build_script
 from tasks.simulate.slots import SlotReader, alias_table, signature, tokens, value_kind
+from tasks.voice.stt import Expectation, code_shape
 
 GREETING = "Hello! How can I help you today?"
 CLOSING = "Thank you for calling. Goodbye!"
@@ -155,11 +156,26 @@ class ReferencePolicy:
     @property
     def expects_code(self) -> bool:
         """The agent just asked the caller to spell something."""
+        return self.expectation is not None
+
+    @property
+    def expectation(self) -> Expectation:
+        """What the next caller turn should hold, for the recogniser (see ``Expectation``).
+
+        After asking to spell a value: a code, of its format when the value has one (the
+        format a tool schema documents: "EMP + 6 digits", "4 digits"; see ``code_shape``).
+        After asking for a digits-only value: that many digits. Otherwise free speech.
+        """
         paused = self.paused
         if paused is None:
-            return False
+            return None
         request = paused.requests[paused.cursor]
-        return request.purpose == "retry" and value_kind(request.trace_value) == "text"
+        if value_kind(request.trace_value) != "text":
+            return None
+        shape = code_shape(str(request.trace_value))
+        if request.purpose == "retry":
+            return f"code:{shape}" if shape else "code"
+        return f"code:{shape}" if shape and set(shape) <= {"D", "-"} else None
 
     def _reply(self, texts: list[str], kind: ReplyKind) -> AgentReply:
         text = " ".join(t.strip() for t in texts if t.strip()) or "Okay."

@@ -16,13 +16,13 @@ import os
 import threading
 from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 
 from perturbations.audio import Clip
 from scenarios.models import Scenario
-from tasks.voice.stt import SttSpec
+from tasks.voice.stt import Expectation, SttSpec
 
 _POOL: ProcessPoolExecutor | None = None
 _POOL_LOCK = threading.Lock()
@@ -82,7 +82,7 @@ class PooledCallerRecognizer:
         """Build the recognizer in a worker ahead of the call."""
         return shared_pool().submit(_recognize, self.key, self.recipe, None, 0, None)
 
-    def recognize(self, clip: Clip, expect: Literal["code"] | None = None) -> str:
+    def recognize(self, clip: Clip, expect: Expectation = None) -> str:
         future = shared_pool().submit(
             _recognize, self.key, self.recipe, clip.samples, clip.rate, expect
         )

@@ -25,7 +25,11 @@ from tasks.spoken import extract_entities, render_spoken
 from tasks.voice.corpus import domain_corpus
 from tasks.voice.stt import Recognizer, SttSpec
 
-CALLER_VOICES = {"woman": "en-us+f2", "man": "en-us+klatt3"}
+# eSpeak's Klatt voices are the ones PocketSphinx understands best over the phone band
+# (6-digit strings over 8 kHz mu-law, exact: klatt3 0.90, klatt5 at pitch 70 0.75, f2 0.45
+# with the code grammar), so the simulated callers are intelligible and what the agent
+# mishears is the channel's doing, not the simulator's.
+CALLER_VOICES = {"woman": ("en-us+klatt5", 70), "man": ("en-us+klatt3", 50)}
 CORPUS_SENTENCES = 3000
 
 _AGENT_PHRASES = [
@@ -79,8 +83,8 @@ def caller_voice(scenario: Scenario, style: CallerStyle, override: VoiceSpec | N
     if override is not None:
         return override
     gender = str(scenario.user_config.get("gender") or "woman").lower()
-    voice = CALLER_VOICES.get(gender, CALLER_VOICES["woman"])
-    return VoiceSpec(voice=voice, rate_wpm=style.rate_wpm)
+    voice, pitch = CALLER_VOICES.get(gender, CALLER_VOICES["woman"])
+    return VoiceSpec(voice=voice, pitch=pitch, rate_wpm=style.rate_wpm)
 
 
 def speakable(text: str, rng: random.Random | None = None, disfluency: float = 0.0) -> str:

@@ -68,6 +68,11 @@ class SttSpec(BaseModel):
         default=True, description="Fill the empty band above the source Nyquist after upsampling."
     )
     band_fill_dbfs: float = Field(default=-60.0, le=-30, description="Level of the band fill.")
+    telephone_variants: bool = Field(
+        default=True,
+        description="Add pronunciations of words whose sounds the telephone band removes "
+        "(TELEPHONE_VARIANTS).",
+    )
     model_path: str | None = Field(
         default=None, description="Engine model directory/file for engines that need one."
     )
@@ -80,7 +85,7 @@ class SttSpec(BaseModel):
 
 
 class SttBackend(Protocol):
-    def recognize(self, pcm16k: np.ndarray, expect: Literal["code"] | None) -> str: ...
+    def recognize(self, pcm16k: np.ndarray, expect: Expectation) -> str: ...
 
 
 SttFactory = Callable[[SttSpec, list[str] | None, Path], SttBackend]
@@ -123,6 +128,47 @@ def build_domain_lm(sentences: list[str], cache_dir: Path | str) -> Path:
 
 
 CODE_LEAD_INS = ["it is", "my code is", "the code is", "the number is", "yes", "sure"]
+# Shape of an expected code: L letter, D digit, X either, "-" an optional spoken "dash".
+SHAPE_SYMBOLS = frozenset("LDX-")
+MAX_SHAPE = 24
+Expectation = str | None
+"""What a turn is expected to hold: None (free speech, the LM), "code" (any spelled code,
+the code grammar) or "code:<shape>" (a code of a known format, e.g. "code:LLLDDDDDD")."""
+
+
+def code_shape(value: str) -> str | None:
+    """The format an agent knows for a code from its tool schema, or None.
+
+    Digits-only values ("1654", "555-0101") keep each digit position; a letter prefix
+    followed by digits ("EMP889675", "SHF-2026") keeps letters and digits apart, as an ID
+    format does; any other code keeps only its length ("63FFEV" -> "XXXXXX"). Words and
+    names (lower case letters) have no format a schema could give.
+    """
+    compact = value.strip()
+    if not re.fullmatch(r"[A-Z0-9]+(?:-[A-Z0-9]+)*", compact) or len(compact) > MAX_SHAPE:
+        return None  # lower case: a word or a name, not a code
+    if not any(c.isdigit() for c in compact) and len(compact) < 4:
+        return None
+    if re.fullmatch(r"[0-9-]+", compact) or re.fullmatch(r"[A-Z]{1,4}-?[0-9-]+", compact):
+        return "".join("D" if c.isdigit() else "L" if c.isalpha() else "-" for c in compact)
+    return "".join("-" if c == "-" else "X" for c in compact)
+
+
+def parse_expectation(expect: Expectation) -> str | None:
+    """The shape of a "code:<shape>" expectation ("" for plain "code"); None for free speech.
+
+    Raises ValueError naming the bad value otherwise."""
+    if expect is None:
+        return None
+    if expect == "code":
+        return ""
+    shape = expect[5:] if expect.startswith("code:") else None
+    if not shape or len(shape) > MAX_SHAPE or not set(shape) <= SHAPE_SYMBOLS:
+        raise ValueError(
+            f"recognize: expect must be None, 'code' or 'code:<shape>' with shape letters "
+            f"L, D, X and '-' (at most {MAX_SHAPE}), got {expect!r}"
+        )
+    return shape
 
 
 def code_symbols(alphabet: Literal["nato", "letters", "both"] = "both") -> list[str]:
@@ -142,6 +188,32 @@ def code_grammar(alphabet: Literal["nato", "letters", "both"] = "nato") -> str:
         f"public <utterance> = [{' | '.join(CODE_LEAD_INS)}] (<symbol> | dash)+;\n"
         f"<symbol> = {symbols};\n"
     )
+
+
+def shape_grammar(shape: str, alphabet: Literal["nato", "letters", "both"] = "both") -> str:
+    """JSGF grammar for one code format: an optional lead-in, then exactly one spelled
+    symbol per position (a dash position may be said or not)."""
+    if not shape or not set(shape) <= SHAPE_SYMBOLS:
+        raise ValueError(f"shape_grammar: bad shape {shape!r} (letters L, D, X and '-')")
+    digits = sorted(set(DIGIT_WORDS) | {"oh"})
+    letters = [s for s in code_symbols(alphabet) if s not in digits]
+    parts = {"L": "<letter>", "D": "<digit>", "X": "(<letter> | <digit>)", "-": "[dash]"}
+    body = " ".join(parts[c] for c in shape)
+    return (
+        "#JSGF V1.0;\ngrammar shape;\n"
+        f"public <utterance> = [{' | '.join(CODE_LEAD_INS)}] {body};\n"
+        f"<letter> = {' | '.join(letters)};\n"
+        f"<digit> = {' | '.join(digits)};\n"
+    )
+
+
+# Over the telephone band (< 4 kHz) the /s/ sounds of "six" are mostly gone and the
+# wideband acoustic model hears "eight" or "three"; pronunciations without one /s/ let the
+# decoder match what is left. Measured over 8 kHz mu-law: 6-digit strings in a digit
+# grammar, exact, en-us+klatt3 0.70 -> 0.90, en-us+f2 0.25 -> 0.45; caller lines of the
+# built-in pack with the domain LM (two held-apart slices), entity exact 0.70 -> 0.97 and
+# 0.71 -> 0.85, WER 0.13 -> 0.06 and 0.15 -> 0.10.
+TELEPHONE_VARIANTS: dict[str, list[str]] = {"six": ["IH K S", "S IH K"]}
 
 
 def build_small_dictionary(words: set[str], out_path: Path) -> Path:
@@ -223,15 +295,15 @@ class Recognizer:
         self._backend = factory(self.spec, corpus_sentences, cache)
         self._lock = threading.Lock()
 
-    def recognize(self, clip: Clip, expect: Literal["code"] | None = None) -> str:
+    def recognize(self, clip: Clip, expect: Expectation = None) -> str:
         """Recognised words (lower case, no punctuation; "" when nothing was heard).
 
-        ``expect="code"`` uses the code grammar when ``spec.grammar == "codes"``.
+        ``expect="code"`` uses the code grammar and ``expect="code:<shape>"`` a grammar of
+        that code format when ``spec.grammar == "codes"`` (see :data:`Expectation`).
         """
         if not isinstance(clip, Clip):
             raise AudioError(f"recognize expects a Clip, got {type(clip).__name__}")
-        if expect not in (None, "code"):
-            raise ValueError(f"recognize: expect must be None or 'code', got {expect!r}")
+        parse_expectation(expect)
         pcm = prepare_audio(clip, self.spec)
         with self._lock:
             return self._backend.recognize(pcm, expect)

@@ -9,18 +9,22 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import Literal
+from typing import Any
 
 import numpy as np
 
 from tasks.voice.stt import (
     CODE_LEAD_INS,
     STT_ENGINES,
+    TELEPHONE_VARIANTS,
+    Expectation,
     SttSpec,
     build_domain_lm,
     build_small_dictionary,
     code_grammar,
     code_symbols,
+    parse_expectation,
+    shape_grammar,
 )
 
 _LM_SEARCH = "lm"
@@ -42,6 +46,13 @@ def _arpa_words(path: Path) -> set[str]:
     return words
 
 
+def _add_variants(decoder: Any) -> None:
+    """Alternative pronunciations ("six(2)") of the words the phone band damages."""
+    for word, variants in TELEPHONE_VARIANTS.items():
+        for number, phones in enumerate(variants, start=2):
+            decoder.add_word(f"{word}({number})", phones, True)
+
+
 class PocketSphinxBackend:
     """One pocketsphinx decoder with an LM search and, optionally, the code grammar."""
 
@@ -57,6 +68,7 @@ class PocketSphinxBackend:
         else:
             lm_path = Path(get_model_path("en-us/en-us.lm.bin"))
             dictionary = Path(get_model_path("en-us/cmudict-en-us.dict"))
+        self.spec = spec
         self.decoder = Decoder(lm=None, dict=str(dictionary), loglevel="FATAL")
         self.decoder.add_lm_file(_LM_SEARCH, str(lm_path))
         self.decoder.activate_search(_LM_SEARCH)
@@ -69,11 +81,30 @@ class PocketSphinxBackend:
             self.grammar_decoder = Decoder(lm=None, dict=str(dictionary), loglevel="FATAL", **beams)
             self.grammar_decoder.add_jsgf_string(_CODE_SEARCH, code_grammar(spec.code_alphabet))
             self.grammar_decoder.activate_search(_CODE_SEARCH)
+        if spec.telephone_variants:
+            for decoder in (self.decoder, self.grammar_decoder):
+                if decoder is not None:
+                    _add_variants(decoder)
+        self._shapes: set[str] = set()
 
-    def recognize(self, pcm16k: np.ndarray, expect: Literal["code"] | None) -> str:
-        use_grammar = expect == "code" and self.grammar_decoder is not None
-        decoder = self.grammar_decoder if use_grammar else self.decoder
-        assert decoder is not None
+    def _grammar_search(self, shape: str) -> str:
+        """The search for a code of ``shape`` ("" = any code), added on first use."""
+        assert self.grammar_decoder is not None
+        if not shape:
+            return _CODE_SEARCH
+        name = f"shape_{shape.replace('-', 'h')}"
+        if shape not in self._shapes:
+            grammar = shape_grammar(shape, self.spec.code_alphabet)
+            self.grammar_decoder.add_jsgf_string(name, grammar)
+            self._shapes.add(shape)
+        return name
+
+    def recognize(self, pcm16k: np.ndarray, expect: Expectation) -> str:
+        shape = parse_expectation(expect)
+        decoder = self.decoder
+        if shape is not None and self.grammar_decoder is not None:
+            decoder = self.grammar_decoder
+            decoder.activate_search(self._grammar_search(shape))
         decoder.start_utt()
         decoder.process_raw(pcm16k.tobytes(), no_search=False, full_utt=True)
         decoder.end_utt()
@@ -108,7 +139,7 @@ class FasterWhisperBackend:
         # A domain prompt nudges the decoder towards the scenario vocabulary.
         self.prompt = " ".join((corpus or [])[:20])[:800] if spec.lm == "domain" else None
 
-    def recognize(self, pcm16k: np.ndarray, expect: Literal["code"] | None) -> str:
+    def recognize(self, pcm16k: np.ndarray, expect: Expectation) -> str:
         audio = pcm16k.astype(np.float32) / 32768.0
         segments, _info = self.model.transcribe(
             audio, language="en", beam_size=5, initial_prompt=self.prompt

@@ -88,6 +88,17 @@ def test_policy_reads_what_it_heard_not_the_trace(airline: Scenario) -> None:
     call = gateway.calls[0]
     assert call.params["confirmation_number"] == "ZK3FFX" and call.status == "error"
     assert "spell your confirmation number" in reply.text and policy.expects_code
+    # A confirmation code's format (six symbols) is known from the tool schema.
+    assert policy.expectation == "code:XXXXXX"
+
+
+def test_caller_hears_a_request_through_homophones(itsm: Scenario) -> None:
+    caller = ScriptedCaller(itsm)
+    caller.respond(GREETING)
+    caller.respond(build_script(itsm).agent_text(1))  # the line that gives the phone digits
+    # "phone last four" misheard as "phone match for": still the same key.
+    answer = caller.respond("i'm sorry could you please spell your phone match for")
+    assert answer.kind == "answer" and answer.text.rstrip(".") == say_value("8174", spell=True)
 
 
 def test_policy_asks_again_when_nothing_was_heard(airline: Scenario) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import re
 import time
 
 import jiwer
@@ -13,7 +14,14 @@ from perturbations import VoiceSpec, derive_seed, make_channel
 from perturbations.audio import AudioError, Clip
 from scenarios.registry import UnknownNameError
 from tasks.spoken import normalize_spoken, render_spoken, speak_code
-from tasks.voice.stt import Recognizer, SttSpec, build_domain_lm, lm_tokens, prepare_audio
+from tasks.voice.stt import (
+    Recognizer,
+    SttSpec,
+    build_domain_lm,
+    code_shape,
+    lm_tokens,
+    prepare_audio,
+)
 from tasks.voice.telephony import from_wire, to_wire
 from tasks.voice.tts import synthesize
 
@@ -160,3 +168,61 @@ def test_wer_sweep_per_voice_and_noise_level(recognizer: Recognizer, voice: str)
             refs.append(normalize_spoken(spoken))
             hyps.append(normalize_spoken(recognizer.recognize(from_wire(to_wire(clip)))) or "-")
         assert float(jiwer.wer(refs, hyps)) <= bound, (voice, snr)
+
+
+@pytest.mark.parametrize(
+    ("value", "shape"),
+    [
+        ("EMP889675", "LLLDDDDDD"),
+        ("1654", "DDDD"),
+        ("555-0101", "DDD-DDDD"),
+        ("SHF-2026", "LLL-DDDD"),
+        ("63FFEV", "XXXXXX"),
+        ("AZ-NP-82446222", "XX-XX-XXXXXXXX"),
+        ("HEEWRM", "XXXXXX"),
+        ("Pellegrini", None),
+        ("ABC", None),
+        ("14_inch", None),
+    ],
+)
+def test_code_shape_is_the_format_a_schema_gives(value: str, shape: str | None) -> None:
+    assert code_shape(value) == shape
+
+
+def test_shape_grammar_hears_exactly_that_many_symbols(recognizer: Recognizer) -> None:
+    voice = VoiceSpec(voice="en-us+klatt3")
+    values = ["EMP048271", "EMP730915", "EMP264830"]
+    heard = [
+        normalize_spoken(
+            recognizer.recognize(
+                from_wire(to_wire(synthesize(speak_code(v, "nato"), voice))), "code:LLLDDDDDD"
+            )
+        )
+        for v in values
+    ]
+    # Whatever it hears, the grammar allows nothing but three letters and six digits.
+    assert all(len(h) == 9 and h[:3].isalpha() and h[3:].isdigit() for h in heard), heard
+    symbol_accuracy = 1 - float(jiwer.cer(values, heard))
+    assert symbol_accuracy >= 0.8, heard
+
+
+@pytest.mark.parametrize("bad", ["codes", "code:", "code:ABC", "code:" + "D" * 30, "digits"])
+def test_bad_expectation_names_the_value(recognizer: Recognizer, bad: str) -> None:
+    with pytest.raises(ValueError, match=re.escape(repr(bad))):
+        recognizer.recognize(Clip.silence(0.5, 8000), bad)
+
+
+def test_telephone_variants_hear_six_over_the_phone_band(corpus, tmp_path) -> None:
+    """The /s/ of "six" is above the phone band; without the variants it becomes "eight"."""
+    values = ["616263", "861496", "360618", "669102", "506986", "126764"]
+    voice = VoiceSpec(voice="en-us+klatt3")
+    clips = [from_wire(to_wire(synthesize(speak_code(v), voice))) for v in values]
+
+    def digit_accuracy(variants: bool) -> float:
+        spec = SttSpec(grammar="codes", telephone_variants=variants)
+        recognizer = Recognizer(spec, corpus, tmp_path / "lm")
+        heard = [normalize_spoken(recognizer.recognize(c, "code:DDDDDD")) for c in clips]
+        return 1 - float(jiwer.cer(values, heard))
+
+    with_variants, without = digit_accuracy(True), digit_accuracy(False)
+    assert with_variants >= 0.9 and with_variants > without, (with_variants, without)

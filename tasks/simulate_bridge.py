@@ -11,7 +11,12 @@ from tasks.records import AttemptRecord
 from tasks.trial import TrialSpec, audio_dir_for, stable_seed
 
 # Agent params with their own SimulationConfig fields; everything else goes to agent_params.
-_AGENT_FIELDS = {"stt": "agent_stt", "voice": "agent_voice", "timeout_s": "agent_timeout_s"}
+_AGENT_FIELDS = {
+    "stt": "agent_stt",
+    "voice": "agent_voice",
+    "timeout_s": "agent_timeout_s",
+    "virtual_timing": "virtual_timing",
+}
 _CALLER_FIELDS = {"stt": "caller_stt", "voice": "caller_voice"}
 
 

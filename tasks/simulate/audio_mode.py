@@ -16,13 +16,14 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidHandshake, InvalidURI
 
 from scenarios.models import Scenario
-from tasks.records import AttemptRecord, EndReason
+from tasks.records import AttemptRecord, EndReason, TimelineEvent
 from tasks.simulate import protocol as wire
 from tasks.simulate.agents import AgentContext, get_agent
 from tasks.simulate.call import CallerSide
 from tasks.simulate.callers import build_caller
 from tasks.simulate.channel import caller_channel
 from tasks.simulate.config import SimulationConfig
+from tasks.simulate.meter import ComputeMeter
 from tasks.simulate.record import finish_record, new_gateway, new_record
 from tasks.simulate.timeline import build_turns
 from tasks.simulate.tracks import save_tracks
@@ -74,7 +75,9 @@ async def simulate_audio_async(scenario: Scenario, config: SimulationConfig) -> 
     caller = build_caller(config.caller, scenario, config)
     agent = get_agent(config.agent, "audio")
     gateway = new_gateway(scenario)
-    ctx = AgentContext(scenario=scenario, tools=gateway, config=config)
+    # Shared by the agent (which charges its compute) and the caller's clock (which reads it).
+    meter = ComputeMeter()
+    ctx = AgentContext(scenario=scenario, tools=gateway, config=config, meter=meter)
     side: CallerSide | None = None
     reason: EndReason = "harness_error"
     error: str | None = None
@@ -89,7 +92,9 @@ async def simulate_audio_async(scenario: Scenario, config: SimulationConfig) -> 
                 open_timeout=config.sync_timeout_s,
             ) as ws,
         ):
-            side = CallerSide(ws, caller, style, voice, recognizer, channel, gateway, config, rng)
+            side = CallerSide(
+                ws, caller, style, voice, recognizer, channel, gateway, config, rng, meter
+            )
             gateway.now = side.clock.now
             reason, error, duration = await side.run()
     except (OSError, InvalidHandshake, InvalidURI, TimeoutError) as exc:
@@ -99,6 +104,9 @@ async def simulate_audio_async(scenario: Scenario, config: SimulationConfig) -> 
     finish_record(record, scenario, gateway, reason, error)
     if side is not None:
         _fill_from_call(record, side, duration, config)
+        record.events = sorted(
+            [*record.events, _timing_event(side, duration, config)], key=lambda e: e.t_s
+        )
     record.wall_s = time.perf_counter() - started
     return record
 
@@ -118,6 +126,22 @@ def _fill_from_call(
     if config.audio_dir is not None:
         with contextlib.suppress(OSError):
             record.audio = save_tracks(side.tracks, Path(config.audio_dir))
+
+
+def _timing_event(side: CallerSide, duration: float, config: SimulationConfig) -> TimelineEvent:
+    """How the virtual clock timed the agent (cpu falls back to wall for unmetered agents)."""
+    meter = side.clock.meter
+    return TimelineEvent(
+        t_s=round(duration, 3),
+        source="harness",
+        kind="virtual_clock",
+        data={
+            "timing": side.clock.timing,
+            "requested": config.virtual_timing,
+            "metered": meter is not None and meter.engaged,
+            "agent_compute_s": round(meter.seconds(), 6) if meter is not None else None,
+        },
+    )
 
 
 def _segments(events: list[Any], source: str) -> list[tuple[float, float]]:

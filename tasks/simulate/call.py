@@ -2,7 +2,8 @@
 
 Each 20 ms tick the harness sends one caller frame (speech or open-mic ambience), sends a
 ``sync`` and waits for its echo; everything the agent sends meanwhile is stamped with the
-call time at which it arrived (tick start + measured agent processing). Agent audio is
+call time at which it arrived (tick start + the agent's compute, timed as
+:mod:`tasks.simulate.clock` says). Agent audio is
 buffered and played out at 20 ms per tick, like a phone network does, so a slow agent is
 heard late. Both directions go through a VAD; those segments are the timeline.
 """
@@ -30,6 +31,7 @@ from tasks.simulate.channel import AmbientFeed, CallerChannel
 from tasks.simulate.clock import FRAME_S, VirtualClock
 from tasks.simulate.config import SimulationConfig
 from tasks.simulate.gateway import EngineGateway
+from tasks.simulate.meter import ComputeMeter
 from tasks.simulate.timeline import CallLog, UtteranceLog
 from tasks.simulate.tracks import CLEAN_RATE, CallTracks
 from tasks.simulate.voices import CallerStyle, speakable
@@ -89,11 +91,14 @@ class CallerSide:
         gateway: EngineGateway,
         config: SimulationConfig,
         rng: random.Random,
+        meter: ComputeMeter | None = None,
     ) -> None:
         self.ws, self.caller, self.style, self.voice = ws, caller, style, voice
         self.recognizer, self.channel, self.gateway = recognizer, channel, gateway
         self.config, self.rng = config, rng
-        self.clock = VirtualClock()
+        # ``meter``: the agent's, when it is in-process (see tasks.simulate.clock).
+        timing = config.virtual_timing if meter is not None else "wall"
+        self.clock = VirtualClock(timing, meter)
         self.stream_sid = f"MZ{rng.getrandbits(64):016x}"
         self.ambient = AmbientFeed(channel, CLEAN_RATE, CLEAN_FRAME)
         self.playout: deque[tuple[str, Any, float]] = deque()
@@ -303,7 +308,8 @@ class CallerSide:
     async def _pump(self, tick: int) -> None:
         """Handle agent messages until it echoes this tick's sync."""
         while True:
-            left = self.config.sync_timeout_s - self.clock.elapsed()
+            # Wall time on purpose: a hung agent charges no compute, yet must be cut off.
+            left = self.config.sync_timeout_s - self.clock.wall_elapsed()
             try:
                 raw = await asyncio.wait_for(self.ws.recv(), timeout=max(left, 0.001))
             except TimeoutError:

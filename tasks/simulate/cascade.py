@@ -2,7 +2,12 @@
 
 VAD endpointing -> STT -> :class:`ReferencePolicy` -> TTS, speaking the protocol of
 ``docs/agent-protocol.md`` as a WebSocket server. One connection is one call. All CPU
-work (recognition, synthesis, the policy and its tool calls) runs off the event loop.
+work (recognition, synthesis, the policy and its tool calls) runs off the event loop,
+and all of it is charged to the call's :class:`ComputeMeter`, which the virtual clock
+times the agent by: thread CPU time for local work, wall time for a policy whose session
+says ``compute_kind = "wall"`` (a remote model: there the waiting is the latency).
+Synthesis runs in eSpeak's helper process (byte-reproducibility), so what is charged
+for it is this side's share: the request, the reply and its decoding.
 
 It also answers the harness's ``sync`` ticks (the virtual-clock extension): a sync is
 echoed only after every earlier message has been handled, so the time the harness waits
@@ -23,12 +28,13 @@ from websockets.exceptions import ConnectionClosed
 
 from perturbations.audio import Clip, VoiceSpec
 from tasks.simulate import protocol as wire
+from tasks.simulate.meter import ComputeKind, ComputeMeter
 from tasks.simulate.policy import ReferencePolicy
 from tasks.simulate.voices import agent_recognizer, speakable
 from tasks.voice.stt import Recognizer
 from tasks.voice.telephony import FRAME_BYTES, WIRE_RATE, from_wire, to_wire
 from tasks.voice.tts import synthesize
-from tasks.voice.vad import EnergyVAD, VadConfig
+from tasks.voice.vad import EnergyVAD, VadConfig, VadEvent
 
 FRAME_S = 0.02
 
@@ -55,8 +61,11 @@ class CascadeSession:
         recognizer: Recognizer,
         voice: VoiceSpec,
         settings: CascadeSettings,
+        meter: ComputeMeter | None = None,
     ) -> None:
         self.policy = policy
+        self.meter = meter or ComputeMeter()
+        self.policy_kind = policy_compute_kind(policy)
         self.recognizer = recognizer
         self.voice = voice
         self.settings = settings
@@ -82,7 +91,8 @@ class CascadeSession:
     async def _handle(self, ws: ServerConnection, message: Any) -> bool:
         if isinstance(message, wire.Start):
             self.stream_sid = message.streamSid
-            await self._speak(ws, self.policy.greet().text)
+            greeting = self.meter.call(self.policy_kind, self.policy.greet)
+            await self._speak(ws, greeting.text)
         elif isinstance(message, wire.Media):
             await self._hear(ws, message.media.audio())
         elif isinstance(message, wire.Mark):
@@ -96,9 +106,9 @@ class CascadeSession:
         return True
 
     async def _hear(self, ws: ServerConnection, audio: bytes) -> None:
-        clip = from_wire(audio)
-        self.heard.append(clip.samples)
-        for event in self.vad.process(clip):
+        # Endpointing is the agent's work too; it runs inline (no await), so metering it
+        # on the event loop's thread charges exactly this frame's decoding and VAD.
+        for event in self.meter.call("cpu", self._endpoint, audio):
             if event.kind == "speech_start":
                 self.speech_start = event.time_s
                 if self.outstanding:  # the caller talks over us: stop speaking
@@ -109,6 +119,11 @@ class CascadeSession:
                 if (event.time_s - start) * 1000 >= self.settings.min_speech_ms:
                     await self._answer(ws, start, event.time_s)
 
+    def _endpoint(self, audio: bytes) -> list[VadEvent]:
+        clip = from_wire(audio)
+        self.heard.append(clip.samples)
+        return self.vad.process(clip)
+
     def _utterance(self, start_s: float, end_s: float) -> Clip:
         audio = np.concatenate(self.heard) if self.heard else np.zeros(1, np.float32)
         lo = max(0, int((start_s - self.settings.preroll_ms / 1000) * WIRE_RATE))
@@ -116,27 +131,33 @@ class CascadeSession:
         return Clip(audio[lo : max(hi, lo + 1)].astype(np.float32), WIRE_RATE)
 
     async def _answer(self, ws: ServerConnection, start_s: float, end_s: float) -> None:
-        clip = self._utterance(start_s, end_s)
+        clip = self.meter.call("cpu", self._utterance, start_s, end_s)
         expect: Literal["code"] | None = (
             "code" if getattr(self.policy, "expects_code", False) else None
         )
-        text = await asyncio.to_thread(self.recognizer.recognize, clip, expect)
+        text = await self.meter.run_cpu(self.recognizer.recognize, clip, expect)
         await self._send_text(ws, text, "transcript")
-        reply = await asyncio.to_thread(self.policy.respond, text)
+        reply = await self.meter.run(self.policy_kind, self.policy.respond, text)
         await self._speak(ws, reply.text)
 
     async def _speak(self, ws: ServerConnection, text: str) -> None:
-        spoken = speakable(text)
-        clip = await asyncio.to_thread(synthesize, spoken, self.voice)
-        payload = await asyncio.to_thread(to_wire, clip)
+        spoken = self.meter.call("cpu", speakable, text)
+        clip = await self.meter.run_cpu(synthesize, spoken, self.voice)
+        payload = await self.meter.run_cpu(to_wire, clip)
         await self._send_text(ws, spoken, "response")
-        for i in range(0, len(payload), FRAME_BYTES):
-            await ws.send(wire.media_message(self.stream_sid, payload[i : i + FRAME_BYTES]))
+        for message in self.meter.call("cpu", self._media_messages, payload):
+            await ws.send(message)
         self.replies += 1
         name = f"reply-{self.replies}"
         self.outstanding.add(name)
         mark = wire.Mark(event="mark", streamSid=self.stream_sid, mark=wire.MarkInfo(name=name))
         await ws.send(wire.encode(mark))
+
+    def _media_messages(self, payload: bytes) -> list[str]:
+        return [
+            wire.media_message(self.stream_sid, payload[i : i + FRAME_BYTES])
+            for i in range(0, len(payload), FRAME_BYTES)
+        ]
 
     async def _send_text(
         self, ws: ServerConnection, text: str, kind: Literal["response", "transcript"]
@@ -147,18 +168,30 @@ class CascadeSession:
         await ws.send(wire.encode(message))
 
 
+def policy_compute_kind(policy: Any) -> ComputeKind:
+    """How a session's turns are charged: ``compute_kind`` if it says, else local CPU."""
+    kind = getattr(policy, "compute_kind", "cpu")
+    if kind not in ("cpu", "wall"):
+        raise ValueError(f"compute_kind must be 'cpu' or 'wall', got {kind!r}")
+    return "wall" if kind == "wall" else "cpu"
+
+
 @contextlib.asynccontextmanager
 async def serve_cascade(ctx: Any, session: Any) -> AsyncIterator[str]:
     """Serve one call of a cascade around ``session`` (anything with ``greet()`` and
-    ``respond(heard)`` returning an ``AgentReply``) on 127.0.0.1; yields its ws:// URL."""
+    ``respond(heard)`` returning an ``AgentReply``) on 127.0.0.1; yields its ws:// URL.
+
+    Its work is charged to ``ctx.meter`` (engaged here) when the harness provides one."""
     config = ctx.config
+    meter: ComputeMeter = getattr(ctx, "meter", None) or ComputeMeter()
+    meter.engage()
     settings = CascadeSettings(**config.agent_params.get("cascade", {}))
     recognizer = await asyncio.to_thread(
         agent_recognizer, ctx.scenario, config.agent_stt, config.cache_dir, config.seed
     )
 
     async def handler(ws: ServerConnection) -> None:
-        await CascadeSession(session, recognizer, config.agent_voice, settings).run(ws)
+        await CascadeSession(session, recognizer, config.agent_voice, settings, meter).run(ws)
 
     async with serve(
         handler, "127.0.0.1", 0, compression=None, max_size=wire.MAX_MESSAGE_BYTES

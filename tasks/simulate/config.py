@@ -56,6 +56,14 @@ class SimulationConfig(BaseModel):
     sync_timeout_s: float = Field(
         default=30.0, gt=0, description="Virtual clock: wall seconds an agent may take on a tick"
     )
+    virtual_timing: Literal["cpu", "wall"] = Field(
+        default="cpu",
+        description=(
+            "Virtual clock: time the agent's compute by its thread CPU time (wall time for"
+            " I/O such as model calls), independent of machine load; 'wall' times it by the"
+            " wall clock. Agents that do not meter their work are always wall-timed."
+        ),
+    )
     cache_dir: Path = Field(
         default=Path(".cache/evaflow"), description="Language models and other caches"
     )

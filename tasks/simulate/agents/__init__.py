@@ -23,16 +23,25 @@ from pydantic import BaseModel, ConfigDict, Field
 from scenarios.models import Scenario
 from scenarios.registry import Registry
 from tasks.simulate.config import SimulationConfig
+from tasks.simulate.meter import ComputeMeter
 from tasks.simulate.policy import AgentReply
 
 
 class AgentContext(BaseModel):
-    """What an agent gets for one trial: the scenario, the trial's tools, the settings."""
+    """What an agent gets for one trial: the scenario, the trial's tools, the settings and,
+    on the virtual clock, the meter its compute is charged to."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
     scenario: Scenario
     tools: Any = Field(description="The trial's ToolGateway (harness-owned DB)")
     config: SimulationConfig
+    meter: ComputeMeter | None = Field(
+        default=None,
+        description=(
+            "Virtual clock: where an in-process agent charges its compute (engage it first);"
+            " None when nobody measures it (text mode, real-time clock, served agents)"
+        ),
+    )
 
 
 class TextAgent(Protocol):

@@ -74,6 +74,10 @@ class ToolOutcome(BaseModel):
 class LLMAgentSession:
     """One call's policy: ``greet()`` then ``respond(heard)``, state kept between turns."""
 
+    # A turn is mostly waiting on the model endpoint: the virtual clock charges it in wall
+    # time (that wait is the latency a caller would hear), not the thread's CPU time.
+    compute_kind = "wall"
+
     def __init__(
         self, ctx: AgentContext, params: LLMAgentParams, client: ChatClient | None = None
     ) -> None:

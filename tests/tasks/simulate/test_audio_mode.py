@@ -175,6 +175,8 @@ def test_misbehaving_agents_end_with_a_reason(
     assert record.status == "agent_error"
     assert record.error
     assert record.wall_s < 60  # ended by its timeout, never hung
+    # An agent that meters nothing is timed by the wall clock, so its timeouts still work.
+    assert [e.data["timing"] for e in record.events if e.kind == "virtual_clock"] == ["wall"]
     assert record.final_db_hash == record.initial_db_hash
 
 

@@ -31,7 +31,7 @@ from tasks.simulate import protocol as wire
 from tasks.simulate.meter import ComputeKind, ComputeMeter
 from tasks.simulate.policy import ReferencePolicy
 from tasks.simulate.voices import agent_recognizer, speakable
-from tasks.voice.stt import Recognizer
+from tasks.voice.stt import Expectation, Recognizer
 from tasks.voice.telephony import FRAME_BYTES, WIRE_RATE, from_wire, to_wire
 from tasks.voice.tts import synthesize
 from tasks.voice.vad import EnergyVAD, VadConfig, VadEvent
@@ -132,9 +132,7 @@ class CascadeSession:
 
     async def _answer(self, ws: ServerConnection, start_s: float, end_s: float) -> None:
         clip = self.meter.call("cpu", self._utterance, start_s, end_s)
-        expect: Literal["code"] | None = (
-            "code" if getattr(self.policy, "expects_code", False) else None
-        )
+        expect: Expectation = getattr(self.policy, "expectation", None)
         text = await self.meter.run_cpu(self.recognizer.recognize, clip, expect)
         await self._send_text(ws, text, "transcript")
         reply = await self.meter.run(self.policy_kind, self.policy.respond, text)

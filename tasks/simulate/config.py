@@ -38,7 +38,8 @@ class SimulationConfig(BaseModel):
         description="Reference agent's STT (code grammar for spelled answers)",
     )
     agent_voice: VoiceSpec = Field(
-        default_factory=lambda: VoiceSpec(voice="en-us+m3"), description="Reference agent's voice"
+        default_factory=lambda: VoiceSpec(voice="en-us+klatt4"),
+        description="Reference agent's voice",
     )
     caller_stt: SttSpec = Field(default_factory=SttSpec, description="What the caller hears with")
     caller_voice: VoiceSpec | None = Field(

@@ -67,8 +67,9 @@ async def simulate_audio_async(scenario: Scenario, config: SimulationConfig) -> 
     record = new_record(scenario, config)
     rng = _seed(config, scenario)
     style = persona_style(str(scenario.user_config.get("user_persona") or ""))
-    voice = caller_voice(scenario, style, config.caller_voice)
     channel = caller_channel(config.condition, rng.getrandbits(32), config.noise_dir)
+    # An accent condition replaces the persona's voice with one drawn for this trial.
+    voice = channel.voice(caller_voice(scenario, style, config.caller_voice))
     recognizer = await asyncio.to_thread(
         caller_recognizer, scenario, config.caller_stt, config.cache_dir, config.seed
     )
@@ -104,8 +105,12 @@ async def simulate_audio_async(scenario: Scenario, config: SimulationConfig) -> 
     finish_record(record, scenario, gateway, reason, error)
     if side is not None:
         _fill_from_call(record, side, duration, config)
+        voice_event = TimelineEvent(
+            t_s=0.0, source="harness", kind="caller_voice", data=voice.model_dump()
+        )
         record.events = sorted(
-            [*record.events, _timing_event(side, duration, config)], key=lambda e: e.t_s
+            [*record.events, voice_event, _timing_event(side, duration, config)],
+            key=lambda e: e.t_s,
         )
     record.wall_s = time.perf_counter() - started
     return record

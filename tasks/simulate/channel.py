@@ -7,12 +7,14 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from perturbations.audio import Clip
+from perturbations.audio import Clip, VoiceSpec
 
 AMBIENT_CHUNK_S = 5.0
 
 
 class CallerChannel(Protocol):
+    def voice(self, base: VoiceSpec | None = None) -> VoiceSpec: ...
+
     def speech(self, clip: Clip) -> Clip: ...
 
     def ambient(self, seconds: float, rate: int) -> Clip: ...
@@ -20,6 +22,9 @@ class CallerChannel(Protocol):
 
 class CleanChannel:
     """No perturbation: speech unchanged, silence between utterances."""
+
+    def voice(self, base: VoiceSpec | None = None) -> VoiceSpec:
+        return base or VoiceSpec()
 
     def speech(self, clip: Clip) -> Clip:
         return clip

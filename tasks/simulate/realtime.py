@@ -366,8 +366,8 @@ class _Attempt:
         self.record = new_record(scenario, config)
         self.rng = _seed(config, scenario)
         self.style = persona_style(str(scenario.user_config.get("user_persona") or ""))
-        self.voice = caller_voice(scenario, self.style, config.caller_voice)
         self.channel = caller_channel(config.condition, self.rng.getrandbits(32), config.noise_dir)
+        self.voice = self.channel.voice(caller_voice(scenario, self.style, config.caller_voice))
         # Decoding holds the GIL: in a worker process it cannot delay this or any other call.
         self.recognizer = PooledCallerRecognizer(
             scenario, config.caller_stt, config.cache_dir, config.seed

@@ -106,6 +106,28 @@ def test_heard_text_comes_from_recognition(short_call: AttemptRecord) -> None:
     assert all(t.heard_text == t.heard_text.lower() for t in spoken)
 
 
+def _caller_voice(record: AttemptRecord) -> dict[str, Any]:
+    events = [e.data for e in record.events if e.kind == "caller_voice"]
+    assert len(events) == 1
+    return events[0]
+
+
+def test_accent_condition_changes_the_callers_voice(
+    eva_root: Path, cache_dir: Path, tmp_path: Path
+) -> None:
+    """The accent draw reaches the caller's synthesiser (and is recorded), seeded per trial."""
+    scenario = shortened(load_eva_scenarios(eva_root, ["itsm"], ["14"])[0], 1)
+    base = SimulationConfig(mode="audio", cache_dir=cache_dir, audio_dir=tmp_path)
+    clean = _caller_voice(simulate(scenario, base))
+    accents = [
+        _caller_voice(simulate(scenario, base.model_copy(update={"condition": "accent", **u})))
+        for u in ({"trial": 0}, {"trial": 0}, {"trial": 1})
+    ]
+    assert all(a != clean for a in accents)
+    assert accents[0] == accents[1]  # same seed, same voice
+    assert accents[0] != accents[2]  # another trial, another draw
+
+
 # ----------------------------------------------------------------------------- misbehaving agents
 
 

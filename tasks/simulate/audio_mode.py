@@ -27,7 +27,7 @@ from tasks.simulate.meter import ComputeMeter
 from tasks.simulate.record import finish_record, new_gateway, new_record
 from tasks.simulate.timeline import build_turns
 from tasks.simulate.tracks import save_tracks
-from tasks.simulate.voices import caller_recognizer, caller_voice, persona_style
+from tasks.simulate.voices import caller_recognizer, caller_voice, persona_style, retake_voice
 from tasks.spoken.normalize import normalize_spoken  # noqa: F401 - warm import off the clock
 
 T = TypeVar("T")
@@ -69,7 +69,8 @@ async def simulate_audio_async(scenario: Scenario, config: SimulationConfig) -> 
     style = persona_style(str(scenario.user_config.get("user_persona") or ""))
     channel = caller_channel(config.condition, rng.getrandbits(32), config.noise_dir)
     # An accent condition replaces the persona's voice with one drawn for this trial.
-    voice = channel.voice(caller_voice(scenario, style, config.caller_voice))
+    persona = caller_voice(scenario, style, config.caller_voice)
+    voice = channel.voice(retake_voice(persona, config.attempt, rng))
     recognizer = await asyncio.to_thread(
         caller_recognizer, scenario, config.caller_stt, config.cache_dir, config.seed
     )

@@ -93,9 +93,10 @@ def say_value(value: str, spell: bool) -> str:
     return value
 
 
-# Key words as a listener may have heard them: digits normalised to figures, homophones
-# a recogniser swaps ("phone last four" heard as "phone match for").
-_SAME_SOUND = {
+# Key words as a listener takes them: digits normalised to figures, homophones a
+# recogniser swaps ("phone last four" heard as "phone match for"), and the words agents
+# use interchangeably for an identifier ("confirmation number" for a confirmation code).
+_SAME_KEY = {
     **{str(i): w for i, w in enumerate(DIGIT_WORDS)},
     "for": "four",
     "fore": "four",
@@ -103,11 +104,15 @@ _SAME_SOUND = {
     "too": "two",
     "won": "one",
     "ate": "eight",
+    "number": "code",
+    "id": "code",
+    "identifier": "code",
 }
 
 
 def sounds_like(word: str) -> str:
-    return _SAME_SOUND.get(word, word)
+    """The key word ``word`` stands for (itself unless a homophone or a synonym)."""
+    return _SAME_KEY.get(word, word)
 
 
 def heard_part(expected: str, heard: str) -> str:

@@ -87,6 +87,20 @@ def caller_voice(scenario: Scenario, style: CallerStyle, override: VoiceSpec | N
     return VoiceSpec(voice=voice, pitch=pitch, rate_wpm=style.rate_wpm)
 
 
+def retake_voice(voice: VoiceSpec, attempt: int, rng: random.Random) -> VoiceSpec:
+    """The caller's voice on a regenerated attempt: the same voice, another delivery.
+
+    A regeneration exists because the simulator was at fault (e.g. its speech was not
+    intelligible); eSpeak is deterministic, so replaying the same delivery would fail the
+    same way. Attempt 1 is the persona's voice unchanged.
+    """
+    if attempt <= 1:
+        return voice
+    rate = round(voice.rate_wpm * rng.uniform(0.88, 1.12))
+    pitch = min(99, max(0, voice.pitch + rng.randint(-12, 12)))
+    return voice.model_copy(update={"rate_wpm": max(80, min(450, rate)), "pitch": pitch})
+
+
 def speakable(text: str, rng: random.Random | None = None, disfluency: float = 0.0) -> str:
     """Written text as a speaker says it (codes spelled, numbers in words)."""
     spoken = render_spoken(text.replace("\n", " "))

@@ -71,15 +71,33 @@ def spoken_part(text: str) -> str:
     return _TAG.sub(" ", _CUT.sub(" ", text)).strip()
 
 
-def word_recall(intended: str, heard: str) -> float:
-    want = Counter(normalize_spoken(intended).lower().split())
+def word_recall(intended: str, heard: str, known: frozenset[str] | None = None) -> float:
+    """Share of the intended words heard; only words in ``known`` count when it is given
+    (a word the recogniser cannot output is no evidence about the speaker)."""
+    want = Counter(
+        w for w in normalize_spoken(intended).lower().split() if known is None or w in known
+    )
     got = Counter(normalize_spoken(heard).lower().split())
     total = sum(want.values())
     return 1.0 if total == 0 else sum((want & got).values()) / total
 
 
-def default_transcriber(inp: SpeechFidelityInput, params: Mapping[str, Any]) -> Transcriber:
-    """Our PocketSphinx recogniser with a domain LM built from this conversation's texts."""
+class Listener:
+    """A transcriber plus the words it can output (None: unknown, every word counts)."""
+
+    def __init__(self, transcribe: Transcriber, vocabulary: frozenset[str] | None) -> None:
+        self.transcribe, self.vocabulary = transcribe, vocabulary
+
+    def __call__(self, samples: np.ndarray, rate: int) -> str:
+        return self.transcribe(samples, rate)
+
+
+def default_transcriber(inp: SpeechFidelityInput, params: Mapping[str, Any]) -> Listener:
+    """Our PocketSphinx recogniser with a domain LM built from this conversation's texts.
+
+    Its vocabulary is that of the LM's sentences, whose entity values are re-drawn: names
+    and codes of this call are not in it, so they never count as missed words (the entity
+    check covers codes)."""
     from perturbations.audio import Clip
     from tasks.voice.corpus import domain_corpus
     from tasks.voice.stt import Recognizer, SttSpec
@@ -88,16 +106,16 @@ def default_transcriber(inp: SpeechFidelityInput, params: Mapping[str, Any]) -> 
     texts = [spoken_part(t) for t in inp.turns.values() if spoken_part(t)]
     corpus = domain_corpus(texts, int(params.get("corpus_size", 1500)), seed=0) if texts else []
     cache_dir = params.get("cache_dir", ".cache/evaflow/lm")
-    recognizer = (
-        Recognizer(spec, corpus or None, cache_dir)
-        if corpus
-        else Recognizer(spec.model_copy(update={"lm": "general"}), None, cache_dir)
-    )
-    return lambda samples, rate: recognizer.recognize(Clip.from_float(samples, rate, clip=True))
+    if not corpus:
+        general = Recognizer(spec.model_copy(update={"lm": "general"}), None, cache_dir)
+        return Listener(lambda x, r: general.recognize(Clip.from_float(x, r, clip=True)), None)
+    recognizer = Recognizer(spec, corpus, cache_dir)
+    vocabulary = frozenset(w for line in corpus for w in normalize_spoken(line).lower().split())
+    return Listener(lambda x, r: recognizer.recognize(Clip.from_float(x, r, clip=True)), vocabulary)
 
 
 def recognise_turns(
-    task: JudgeTask, inp: SpeechFidelityInput, params: Mapping[str, Any]
+    task: JudgeTask, inp: SpeechFidelityInput, transcriber: Transcriber
 ) -> dict[int, str | None] | OfflineAnswer:
     """turn -> recognised text (None = no audio for that turn), or an answer to return."""
     if task.audio is None:
@@ -106,7 +124,6 @@ def recognise_turns(
         samples, rate = read_wav(task.audio.path)
     except AudioReadError as exc:
         return OfflineAnswer(error=str(exc))
-    transcriber = params.get("transcriber") or default_transcriber(inp, params)
     heard: dict[int, str | None] = {}
     for turn in sorted(inp.turns):
         segments = task.audio.segments.get(turn) or []
@@ -135,10 +152,15 @@ def _agent_turn(turn: int, intended: str, heard: str, language: str) -> dict[str
 
 
 def _user_turn(
-    turn: int, intended: str, heard: str, language: str, entity_error_rating: int = 2
+    turn: int,
+    intended: str,
+    heard: str,
+    language: str,
+    entity_error_rating: int = 2,
+    known: frozenset[str] | None = None,
 ) -> dict[str, Any]:
     missing = [e.value for e in _entities(intended) if not heard_as(e, heard)[0]]
-    recall = word_recall(intended, heard)
+    recall = word_recall(intended, heard, known)
     if not heard.strip() or recall < 0.3:
         rating, why = 1, f"Major error: {recall:.0%} of the intended words recognised."
     elif missing:
@@ -156,17 +178,19 @@ def _user_turn(
     }
 
 
-def _tts_turn(turn: int, intended: str, heard: str, language: str) -> dict[str, Any]:
+def _tts_turn(
+    turn: int, intended: str, heard: str, language: str, known: frozenset[str] | None = None
+) -> dict[str, Any]:
     modes = []
     if any(not heard_as(e, heard)[0] for e in _entities(intended)):
         modes.append("entity_error")
     words = intended.split()
     tail = " ".join(words[-max(1, len(words) // 3) :])
-    recall, tail_recall = word_recall(intended, heard), word_recall(tail, heard)
+    recall, tail_recall = word_recall(intended, heard, known), word_recall(tail, heard, known)
     if recall < 0.3:
         modes.append("garbled_hallucination")
     else:
-        head_recall = word_recall(" ".join(words[: len(words) * 2 // 3]), heard)
+        head_recall = word_recall(" ".join(words[: len(words) * 2 // 3]), heard, known)
         if tail_recall < 0.6 and head_recall - tail_recall >= 0.25:
             modes.append("truncation")
     if len(heard.split()) > 1.5 * len(normalize_spoken(intended).split()) + 5:
@@ -180,23 +204,25 @@ def _tts_turn(turn: int, intended: str, heard: str, language: str) -> dict[str, 
     }
 
 
-_RATERS = {"agent_entities": _agent_turn, "user": _user_turn, "tts": _tts_turn}
-
-
 def judge_speech(task: JudgeTask, params: Mapping[str, Any]) -> OfflineAnswer:
     inp = task.inputs
     if not isinstance(inp, SpeechFidelityInput):
         return OfflineAnswer(error=f"expected SpeechFidelityInput, got {type(inp).__name__}")
-    heard = recognise_turns(task, inp, params)
+    if task.audio is None:
+        return OfflineAnswer(skipped="no audio for this attempt (text mode)")
+    transcriber = params.get("transcriber") or default_transcriber(inp, params)
+    heard = recognise_turns(task, inp, transcriber)
     if isinstance(heard, OfflineAnswer):
         return heard
     if all(v is None for v in heard.values()):
         return OfflineAnswer(skipped="no audio segments for any turn")
-    rate_turn = _RATERS[inp.variant]
+    known = getattr(transcriber, "vocabulary", None)
+    rate_turn: Callable[..., dict[str, Any]] = _agent_turn
     if inp.variant == "user":
-        rate_turn = partial(
-            _user_turn, entity_error_rating=int(params.get("user_entity_error_rating", 2))
-        )
+        rating = int(params.get("user_entity_error_rating", 2))
+        rate_turn = partial(_user_turn, entity_error_rating=rating, known=known)
+    elif inp.variant == "tts":
+        rate_turn = partial(_tts_turn, known=known)
     rows = []
     for turn, text in sorted(inp.turns.items()):
         said = heard.get(turn)

@@ -15,6 +15,7 @@ import pytest
 
 from tasks.judges import AudioInput, JudgeTask, make_judge
 from tasks.judges.inputs import SpeechFidelityInput
+from tasks.judges.offline.speech import Listener, word_recall
 
 RATE = 16000
 
@@ -199,3 +200,20 @@ def test_real_tts_and_stt_round_trip(tmp_path: Path) -> None:
     turns = json.loads(verdict.raw_text)["turns"]
     assert all(t["transcript"] for t in turns)
     assert sum(t["rating"] for t in turns) >= 1
+
+
+def test_words_the_recogniser_cannot_output_are_no_evidence(track: AudioInput) -> None:
+    """A one-word turn of a name outside the recogniser's vocabulary is not a major error."""
+    names = SpeechFidelityInput(
+        role="user", turns={1: "Castellanos.", 2: "My last name is Castellanos."}, variant="user"
+    )
+    vocabulary = frozenset({"my", "last", "name", "is"})
+    listener = Listener(scripted("catch that", "my last name is catch that"), vocabulary)
+    verdict = make_judge({"name": "offline", "params": {"transcriber": listener}}).evaluate(
+        JudgeTask(metric="user_speech_fidelity", inputs=names, audio=track)
+    )
+    assert [t["rating"] for t in json.loads(verdict.raw_text)["turns"]] == [3, 3]
+    # Without a vocabulary every word counts, and the first turn is a major error.
+    plain = judge("user_speech_fidelity", names, track, "catch that", "my last name is catch that")
+    assert [t["rating"] for t in plain["turns"]] == [1, 3]
+    assert word_recall("My last name is Castellanos.", "my last name is", vocabulary) == 1.0

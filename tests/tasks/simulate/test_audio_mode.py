@@ -214,3 +214,15 @@ def test_full_records_over_audio(eva_root: Path, cache_dir: Path, key: str) -> N
     assert record.status in ("ok", "agent_error"), record.error
     check_timeline(record)
     assert json.loads(record.model_dump_json())["scenario_id"] == record_id
+
+
+def test_a_regenerated_attempt_gets_another_delivery(
+    eva_root: Path, cache_dir: Path, tmp_path: Path
+) -> None:
+    """eSpeak is deterministic: a retake must not replay the delivery that failed."""
+    scenario = shortened(load_eva_scenarios(eva_root, ["itsm"], ["14"])[0], 1)
+    base = SimulationConfig(mode="audio", cache_dir=cache_dir, audio_dir=tmp_path)
+    first = _caller_voice(simulate(scenario, base))
+    retake = _caller_voice(simulate(scenario, base.model_copy(update={"attempt": 2})))
+    assert retake["voice"] == first["voice"]
+    assert (retake["rate_wpm"], retake["pitch"]) != (first["rate_wpm"], first["pitch"])

@@ -101,6 +101,18 @@ def test_caller_hears_a_request_through_homophones(itsm: Scenario) -> None:
     assert answer.kind == "answer" and answer.text.rstrip(".") == say_value("8174", spell=True)
 
 
+def test_caller_takes_a_number_for_a_code(airline: Scenario) -> None:
+    """Asked for its "confirmation code", the caller gives its confirmation number."""
+    caller = ScriptedCaller(airline)
+    caller.respond(GREETING)
+    caller.respond(build_script(airline).agent_text(1))
+    info = airline.user_goal["information_required"]
+    code = next(str(v) for k, v in info.items() if "confirmation" in k.lower())
+    heard = "sorry i couldn't find that could you please spell your confirmation code"
+    answer = caller.respond(heard)
+    assert answer.kind == "answer" and answer.text.rstrip(".") == say_value(code, spell=True)
+
+
 def test_policy_asks_again_when_nothing_was_heard(airline: Scenario) -> None:
     policy = ReferencePolicy(airline, new_gateway(airline))
     policy.greet()

@@ -4,12 +4,11 @@ One row per (kept attempt, metric): the final attempt of each trial, if it was v
 with the value pass@k uses (normalized score, else raw score; NaN when the metric
 errored or was skipped, which the ``skipped`` / ``errored`` flags tell apart).
 Key-entity accuracy is added as the pseudo-metric ``key_entity_accuracy``: the share
-of the attempt's key entities the agent heard right.
+of the attempt's key entities the agent heard right. ``load_run_data`` reads it on
+first use, so analyses that reduce in DuckDB (``analysis.reduce``) never build it.
 """
 
 from __future__ import annotations
-
-from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -32,7 +31,7 @@ VALUE_COLUMNS = [
     "errored",
 ]
 
-_METRIC_SQL = """
+METRIC_SQL = """
 SELECT t.run_id, t.system, t.domain, t.condition, t.scenario_id, t.trial, t.attempt_id,
        m.metric,
        CASE WHEN m.error IS NOT NULL OR coalesce(m.skipped, false) THEN NULL
@@ -42,7 +41,7 @@ SELECT t.run_id, t.system, t.domain, t.condition, t.scenario_id, t.trial, t.atte
 FROM trials t JOIN metrics m ON m.run_id = t.run_id AND m.attempt_id = t.attempt_id
 WHERE t.final AND t.valid AND m.parent IS NULL
 """
-_ENTITY_SQL = f"""
+ENTITY_SQL = f"""
 SELECT t.run_id, t.system, t.domain, t.condition, t.scenario_id, t.trial, t.attempt_id,
        '{KEY_ENTITY_METRIC}' AS metric,
        avg(CASE WHEN e.correct THEN 1.0 ELSE 0.0 END) AS value,
@@ -58,13 +57,51 @@ FROM trials
 """
 
 
-@dataclass(frozen=True)
 class RunData:
-    """What the analyses read: metric values of the kept attempts, and every attempt."""
+    """What the analyses read: metric values of the kept attempts, and every attempt.
 
-    runs: list[str]
-    values: pd.DataFrame = field(repr=False)
-    attempts: pd.DataFrame = field(repr=False)
+    From ``load_run_data`` it holds the store and reads each frame on first use (once):
+    an analysis that reduces in DuckDB (``analysis.reduce``) then never pays for the
+    ~11 M-row long frame of a 1 M-attempt store. Built from frames it has no store.
+    """
+
+    def __init__(
+        self,
+        runs: list[str],
+        values: pd.DataFrame | None = None,
+        attempts: pd.DataFrame | None = None,
+        store: Store | None = None,
+    ) -> None:
+        if store is None and (values is None or attempts is None):
+            raise ValueError("RunData needs either both frames or a store to read them from")
+        self.runs = list(runs)
+        self.store = store
+        self._values = values
+        self._attempts = attempts
+
+    def __repr__(self) -> str:
+        return f"RunData(runs={self.runs!r}, store={self.store.root if self.store else None!r})"
+
+    @property
+    def loaded(self) -> bool:
+        """Whether the long frame of values is in memory (read, or given)."""
+        return self._values is not None
+
+    @property
+    def values(self) -> pd.DataFrame:
+        """One row per (kept attempt, metric); read from the store on first use."""
+        if self._values is None:
+            assert self.store is not None  # __init__ guarantees a store when a frame is absent
+            self._values = read_values(self.store, self.runs)
+        return self._values
+
+    @property
+    def attempts(self) -> pd.DataFrame:
+        """Every attempt (``trials`` rows); read from the store on first use."""
+        if self._attempts is None:
+            assert self.store is not None
+            self._attempts = _query(self.store, self.runs, _TRIALS_SQL)
+        return self._attempts
 
     @property
     def metrics(self) -> list[str]:
@@ -92,18 +129,30 @@ class RunData:
 
 
 def load_run_data(store: Store, runs: list[str]) -> RunData:
-    """Read the kept attempts of ``runs``; raises ``ValueError`` naming unknown runs."""
+    """The kept attempts of ``runs`` (read lazily); raises ``ValueError`` naming unknown runs."""
     known = store.run_ids()
     missing = [r for r in runs if r not in known]
     if missing:
         raise ValueError(
             f"run(s) {missing} not found in store {store.root}; runs: {', '.join(known) or '(none)'}"
         )
+    return RunData(runs=list(runs), store=store)
+
+
+def _query(store: Store, runs: list[str], sql: str) -> pd.DataFrame:
     con = store.connect(runs)
     try:
-        metrics = con.execute(_METRIC_SQL).df()
-        entities = con.execute(_ENTITY_SQL).df()
-        attempts = con.execute(_TRIALS_SQL).df()
+        return con.execute(sql).df()
+    finally:
+        con.close()
+
+
+def read_values(store: Store, runs: list[str]) -> pd.DataFrame:
+    """The long frame: metric values and key-entity accuracy of the kept attempts, pooled."""
+    con = store.connect(runs)
+    try:
+        metrics = con.execute(METRIC_SQL).df()
+        entities = con.execute(ENTITY_SQL).df()
     finally:
         con.close()
     values = (
@@ -111,7 +160,7 @@ def load_run_data(store: Store, runs: list[str]) -> RunData:
         if len(metrics) + len(entities)
         else metrics
     )
-    return RunData(runs=list(runs), values=pool_trials(values), attempts=attempts)
+    return pool_trials(values)
 
 
 def pool_trials(values: pd.DataFrame) -> pd.DataFrame:

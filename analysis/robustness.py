@@ -1,9 +1,11 @@
 """Robustness deltas (spec 8.3): each perturbed condition versus ``clean``, per system.
 
-Scenario means over trials; delta = perturbed mean - clean mean on the scenarios both
-conditions share; per cell a paired sign-flip permutation test and a bootstrap CI of the
-mean delta; Holm-Bonferroni within each family: per domain the family is (system, metric)
-across conditions x domains, pooled it is (system, metric) across conditions.
+Scenario means over trials (reduced in DuckDB when the data has a store, so the long
+frame of values is never built: ``analysis.reduce``); delta = perturbed mean - clean mean
+on the scenarios both conditions share; per cell a paired sign-flip permutation test and a
+bootstrap CI of the mean delta; Holm-Bonferroni within each family: per domain the family
+is (system, metric) across conditions x domains, pooled it is (system, metric) across
+conditions.
 """
 
 from __future__ import annotations
@@ -15,14 +17,15 @@ import numpy as np
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field
 
-from analysis.base import ANALYSES, AnalysisResult, present, skipped
-from analysis.data import KEY_ENTITY_METRIC, RunData, scenario_means
+from analysis.base import ANALYSES, AnalysisResult, skipped
+from analysis.data import KEY_ENTITY_METRIC, RunData
 from analysis.plotting import plot_grouped_bars, plot_heatmap, save_figure
+from analysis.reduce import CELL, ScenarioSummary, scenario_summary
 from analysis.stats import (
     bootstrap_ci,
     cell_seed,
     holm_bonferroni,
-    sign_flip_test,
+    sign_flip_tests,
     significance_stars,
 )
 
@@ -90,10 +93,10 @@ class RobustnessConfig(BaseModel):
     )
 
 
-def scenario_deltas(data: RunData, config: RobustnessConfig) -> pd.DataFrame:
+def paired_deltas(summary: ScenarioSummary, config: RobustnessConfig) -> pd.DataFrame:
     """Per (system, domain, condition, scenario, metric): perturbed - clean scenario mean."""
-    metrics = present(data, config.metrics)
-    means = scenario_means(data.values[data.values["metric"].isin(metrics)])
+    metrics = [m for m in config.metrics if m in summary.metrics]
+    means = summary.means[summary.means["metric"].isin(metrics)]
     means = means[means["n_trials"] >= config.min_trials]
     clean = means[means["condition"] == config.baseline].drop(columns="condition")
     perturbed = means[means["condition"] != config.baseline]
@@ -104,16 +107,19 @@ def scenario_deltas(data: RunData, config: RobustnessConfig) -> pd.DataFrame:
     return paired.rename(columns={"mean": "perturbed_mean", "mean_clean": "clean_mean"})
 
 
-def completeness(data: RunData, deltas: pd.DataFrame, config: RobustnessConfig) -> pd.DataFrame:
+def scenario_deltas(data: RunData, config: RobustnessConfig) -> pd.DataFrame:
+    """``paired_deltas`` of the data's scenario summary (reduced in DuckDB given a store)."""
+    return paired_deltas(scenario_summary(data), config)
+
+
+def completeness(
+    summary: ScenarioSummary, deltas: pd.DataFrame, config: RobustnessConfig
+) -> pd.DataFrame:
     """Scenarios per (system, domain, condition) and how many are matched to the baseline."""
-    values = data.values.dropna(subset=["value"])
-    base = values.groupby(["system", "domain", "condition"]).agg(
-        scenarios=("scenario_id", "nunique"), attempts=("attempt_id", "nunique")
-    )
-    trials = values.groupby(["system", "domain", "condition", "scenario_id"])["trial"].nunique()
-    per = trials.groupby(["system", "domain", "condition"]).agg(["min", "max"])
+    base = summary.cells.set_index(CELL)
+    per = summary.trials.groupby(CELL)["trials"].agg(["min", "max"])
     per.columns = ["min_trials", "max_trials"]
-    matched = deltas.groupby(["system", "domain", "condition"])["scenario_id"].nunique()
+    matched = deltas.groupby(CELL)["scenario_id"].nunique()
     out = base.join(per).join(matched.rename("matched_scenarios")).reset_index()
     out["matched_scenarios"] = out["matched_scenarios"].fillna(0).astype(int)
     out.loc[out["condition"] == config.baseline, "matched_scenarios"] = out["scenarios"]
@@ -130,54 +136,62 @@ def incomplete_systems(table: pd.DataFrame, config: RobustnessConfig) -> list[st
     return sorted(table.loc[~table["complete"], "system"].unique())
 
 
-def _cell(deltas: pd.DataFrame, config: RobustnessConfig, keys: tuple[Any, ...]) -> dict:
-    seed = cell_seed(config.seed, *keys)
-    d = deltas["delta"].to_numpy(dtype=np.float64)
-    test = sign_flip_test(d, config.n_permutations, seed)
-    low, high = bootstrap_ci(d.tolist(), seed, n_boot=config.n_bootstrap, alpha=config.alpha)
-    return {
-        "n": test.n,
-        "clean_mean": float(deltas["clean_mean"].mean()),
-        "perturbed_mean": float(deltas["perturbed_mean"].mean()),
-        "observed_mean_delta": test.observed,
-        "ci_lower": np.nan if low is None else low,
-        "ci_upper": np.nan if high is None else high,
-        "raw_p": test.p_value,
-        "exact": test.exact,
-    }
+def _groups(frame: pd.DataFrame, keys: list[str]) -> list[tuple[tuple[Any, ...], np.ndarray]]:
+    """(key, row positions) per group, in groupby's sorted order with rows in frame order."""
+    if frame.empty:
+        return []
+    grouped = frame.groupby(keys, sort=True)
+    codes = grouped.ngroup().to_numpy()
+    order = np.argsort(codes, kind="stable")
+    order = order[codes[order] >= 0]  # a row with a missing key is in no group
+    sizes = grouped.size()
+    return list(zip(sizes.index, np.split(order, np.cumsum(sizes.to_numpy())[:-1]), strict=True))
 
 
-def cell_tests(deltas: pd.DataFrame, config: RobustnessConfig) -> pd.DataFrame:
-    """Per-domain and pooled cells with tests, CIs and Holm-corrected p-values."""
-    rows = []
-    for (system, metric, condition, domain), group in deltas.groupby(
-        ["system", "metric", "condition", "domain"], sort=True
+def _family_cells(deltas: pd.DataFrame, config: RobustnessConfig, pooled: bool) -> list[dict]:
+    """One row per cell of a family: sign-flip test, bootstrap CI, arm means.
+
+    Cells are tested together (``sign_flip_tests``); each keeps the seed of its keys
+    (system, metric, condition, domain or ``pooled``), so results do not depend on batching.
+    """
+    keys = ["system", "metric", "condition", *([] if pooled else ["domain"])]
+    groups = _groups(deltas, keys)
+    delta, clean, perturbed = (
+        deltas[c].to_numpy(dtype=np.float64) for c in ("delta", "clean_mean", "perturbed_mean")
+    )
+    cell_keys = [(*key, POOLED) if pooled else tuple(key) for key, _ in groups]
+    seeds = [cell_seed(config.seed, *key) for key in cell_keys]
+    tests = sign_flip_tests([delta[rows] for _, rows in groups], seeds, config.n_permutations)
+    cells = []
+    for (system, metric, condition, domain), (_, rows), seed, test in zip(
+        cell_keys, groups, seeds, tests, strict=True
     ):
-        keys = (system, metric, condition, domain)
-        rows.append(
+        low, high = bootstrap_ci(
+            delta[rows].tolist(), seed, n_boot=config.n_bootstrap, alpha=config.alpha
+        )
+        cells.append(
             {
                 "system": system,
                 "metric": metric,
                 "domain": domain,
                 "condition": condition,
-                "family": "per_domain",
-                **_cell(group, config, keys),
+                "family": "pooled" if pooled else "per_domain",
+                "n": test.n,
+                "clean_mean": float(np.mean(clean[rows])),
+                "perturbed_mean": float(np.mean(perturbed[rows])),
+                "observed_mean_delta": test.observed,
+                "ci_lower": np.nan if low is None else low,
+                "ci_upper": np.nan if high is None else high,
+                "raw_p": test.p_value,
+                "exact": test.exact,
             }
         )
-    for (system, metric, condition), group in deltas.groupby(
-        ["system", "metric", "condition"], sort=True
-    ):
-        keys = (system, metric, condition, POOLED)
-        rows.append(
-            {
-                "system": system,
-                "metric": metric,
-                "domain": POOLED,
-                "condition": condition,
-                "family": "pooled",
-                **_cell(group, config, keys),
-            }
-        )
+    return cells
+
+
+def cell_tests(deltas: pd.DataFrame, config: RobustnessConfig) -> pd.DataFrame:
+    """Per-domain and pooled cells with tests, CIs and Holm-corrected p-values."""
+    rows = _family_cells(deltas, config, pooled=False) + _family_cells(deltas, config, pooled=True)
     if not rows:
         return pd.DataFrame(columns=[*RESULT_COLUMNS, "family"])
     cells = pd.DataFrame(rows)
@@ -191,9 +205,10 @@ def cell_tests(deltas: pd.DataFrame, config: RobustnessConfig) -> pd.DataFrame:
     return cells[[*RESULT_COLUMNS, "family"]]
 
 
-def robustness_tables(data: RunData, config: RobustnessConfig) -> dict[str, pd.DataFrame]:
-    deltas = scenario_deltas(data, config)
-    complete = completeness(data, deltas, config)
+def summary_tables(summary: ScenarioSummary, config: RobustnessConfig) -> dict[str, pd.DataFrame]:
+    """The robustness tables from a scenario summary."""
+    deltas = paired_deltas(summary, config)
+    complete = completeness(summary, deltas, config)
     dropped = incomplete_systems(complete, config)
     deltas = deltas[~deltas["system"].isin(dropped)]
     cells = cell_tests(deltas, config)
@@ -203,6 +218,11 @@ def robustness_tables(data: RunData, config: RobustnessConfig) -> dict[str, pd.D
         "robustness_per_domain": cells[cells["family"] == "per_domain"].drop(columns="family"),
         "robustness_pooled": cells[cells["family"] == "pooled"].drop(columns="family"),
     }
+
+
+def robustness_tables(data: RunData, config: RobustnessConfig) -> dict[str, pd.DataFrame]:
+    """The robustness tables of ``data`` (reduced in DuckDB when it has a store)."""
+    return summary_tables(scenario_summary(data), config)
 
 
 def _figures(pooled: pd.DataFrame, metrics: list[str], out_dir: Path) -> list[str]:
@@ -249,15 +269,17 @@ def _figures(pooled: pd.DataFrame, metrics: list[str], out_dir: Path) -> list[st
 def analyze_robustness(data: RunData, out_dir: Path, params: dict[str, Any]) -> AnalysisResult:
     """Robustness deltas with tests, CIs, Holm correction, heatmap and bar chart."""
     config = RobustnessConfig(**params)
-    if config.baseline not in data.conditions:
+    scenarios = scenario_summary(data)
+    conditions = scenarios.conditions
+    if config.baseline not in conditions:
         return skipped(
             "robustness",
             f"no '{config.baseline}' condition in the data "
-            f"(conditions: {', '.join(data.conditions) or 'none'})",
+            f"(conditions: {', '.join(conditions) or 'none'})",
         )
-    if len(data.conditions) < 2:
+    if len(conditions) < 2:
         return skipped("robustness", "only the baseline condition is present")
-    tables = robustness_tables(data, config)
+    tables = summary_tables(scenarios, config)
     pooled = tables["robustness_pooled"]
     if pooled.empty:
         dropped = incomplete_systems(tables["robustness_completeness"], config)
@@ -266,7 +288,7 @@ def analyze_robustness(data: RunData, out_dir: Path, params: dict[str, Any]) -> 
             "robustness",
             f"no system has scenarios under both the baseline and a perturbed condition{why}",
         )
-    metrics = present(data, config.metrics)
+    metrics = [m for m in config.metrics if m in scenarios.metrics]
     significant = pooled[pooled["reject"]]
     summary = {
         "cells": int(len(pooled) + len(tables["robustness_per_domain"])),

@@ -3,7 +3,8 @@
 Runs ``store`` (store and analysis at scale), ``run`` (orchestration overhead, Prefect
 start-up, memory of a run) and the benchmarks other engineers own, ``simulate`` and
 ``voice`` (each in a child process through its ``main()``; skipped with a note when the
-module or its ``main`` is missing). Writes ``benchmarks/results.json``.
+module or its ``main`` is missing). Writes ``benchmarks/results.json``; with ``--only`` the
+groups not run keep their previous figures there (listed under ``carried_over``).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from benchmarks.common import (
     BenchmarkFn,
     BenchOptions,
     Figure,
+    carried_over,
     figures_from_json,
     format_table,
     free_disk_gb,
@@ -123,8 +125,14 @@ def main(argv: list[str] | None = None) -> int:
         figures += produced
         print(format_table(produced), flush=True)
     print("\n" + format_table(figures))
+    kept, extras = carried_over(args.out, set(names)) if args.only else ([], {})
     path = write_results(
-        figures, options, args.out, benchmark_seconds=seconds, load_average_at_start=load
+        figures + kept,
+        options,
+        args.out,
+        benchmark_seconds={**extras.get("benchmark_seconds", {}), **seconds},
+        load_average_at_start={**extras.get("load_average_at_start", {}), **load},
+        **({"carried_over": extras["carried_over"]} if kept else {}),
     )
     print(f"\nwrote {path}")
     return 0

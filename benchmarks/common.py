@@ -230,3 +230,27 @@ def figures_from_json(group: str, data: Any) -> list[Figure]:
         except (TypeError, ValueError):
             continue
     return figures
+
+
+def carried_over(path: Path, ran: set[str]) -> tuple[list[Figure], dict[str, Any]]:
+    """The figures in ``path`` of groups not in ``ran``, and the extras that go with them.
+
+    ``--only`` re-runs some groups; the others keep their last figures instead of vanishing
+    from results.json, and ``carried_over`` says when each was measured.
+    """
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return [], {}
+    if not isinstance(data, dict):
+        return [], {}
+    figures = [f for f in figures_from_json("", data) if f.group not in ran]
+    groups = sorted({f.group for f in figures})
+    earlier = data.get("carried_over") or {}
+    extras: dict[str, Any] = {
+        "carried_over": {g: earlier.get(g) or data.get("generated_at") for g in groups}
+    }
+    for key in ("benchmark_seconds", "load_average_at_start"):
+        previous = data.get(key) or {}
+        extras[key] = {g: previous[g] for g in groups if g in previous}
+    return figures, extras

@@ -15,6 +15,7 @@ from analysis.stats import (
     pareto_front,
     pearson,
     sign_flip_test,
+    sign_flip_tests,
     significance_stars,
 )
 
@@ -179,3 +180,46 @@ def test_pareto_front_ties_on_one_axis() -> None:
     assert pareto_front([0.5, 0.5], [0.2, 0.3]) == [False, True]
     with pytest.raises(ValueError, match="x values"):
         pareto_front([0.1], [0.2, 0.3])
+
+
+# --------------------------------------------------------------------------- batched sign-flip
+
+
+def _cases() -> list[np.ndarray]:
+    """Monte Carlo sizes with continuous, tied (0 / 0.5 / 1 steps) and rounded deltas."""
+    rng = np.random.default_rng(11)
+    cases = []
+    for n in (17, 24, 50, 83, 213):
+        cases.append(rng.normal(0.03, 0.3, n))
+        cases.append(rng.choice([-1.0, -0.5, 0.0, 0.5, 1.0], n))
+        cases.append(np.round(rng.normal(-0.02, 0.1, n), 2))
+    with_nan = rng.normal(0.1, 0.2, 30)
+    with_nan[[3, 7]] = np.nan
+    return [*cases, with_nan, np.zeros(20), np.array([]), np.array([0.2, -0.1, 0.4])]
+
+
+@pytest.mark.parametrize("n_permutations", [100, 4096, 10_000, 12_289])
+def test_batched_sign_flip_is_the_single_test_exactly(n_permutations: int) -> None:
+    # Blocks of 4096 patterns: these cover one partial, one whole, and whole + partial.
+    cases = _cases()
+    seeds = [1000 + i for i in range(len(cases))]
+    batched = sign_flip_tests(cases, seeds, n_permutations)
+    single = [sign_flip_test(d, n_permutations, s) for d, s in zip(cases, seeds, strict=True)]
+    assert [r.model_dump() for r in batched] == [r.model_dump() for r in single]
+    assert not all(r.exact for r in batched)  # the Monte Carlo path is what is compared
+
+
+def test_raw_words_give_numpys_coin_flips_and_the_fallback_agrees(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import analysis.stats
+
+    assert analysis.stats._raw_bits_match()  # this numpy takes the fast path
+    cases, seeds = _cases()[:6], list(range(6))
+    fast = sign_flip_tests(cases, seeds, 5000)
+    monkeypatch.setattr(analysis.stats, "_raw_bits_match", lambda: False)
+    assert [r.model_dump() for r in sign_flip_tests(cases, seeds, 5000)] == [
+        r.model_dump() for r in fast
+    ]
+    with pytest.raises(ValueError, match="seeds"):
+        sign_flip_tests(cases, seeds[:2])

@@ -9,7 +9,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from benchmarks.common import BenchOptions, Figure, figures_from_json, format_table, write_results
+from benchmarks.common import (
+    BenchOptions,
+    Figure,
+    carried_over,
+    figures_from_json,
+    format_table,
+    write_results,
+)
 from benchmarks.memory import run_child
 from benchmarks.store_scale import PASS_AT_K_SQL, PASS_K
 from benchmarks.synthetic import METRICS, StoreShape, generate_store
@@ -119,3 +126,18 @@ def test_figures_table_and_results_file(tmp_path: Path) -> None:
     assert data["not_met"] == ["analysis"]
     assert [f.name for f in figures_from_json("x", data)] == ["query", "analysis", "startup"]
     assert figures_from_json("x", {"no": "figures"}) == []
+
+
+def test_only_keeps_the_other_groups_figures(tmp_path: Path) -> None:
+    figures = [
+        Figure(group="store", name="query", value=1.5, unit="s"),
+        Figure(group="run", name="startup", value=4.0, unit="s", target=5.0, op="<"),
+    ]
+    path = write_results(
+        figures, BenchOptions(), tmp_path / "results.json", benchmark_seconds={"run": 9.0}
+    )
+    kept, extras = carried_over(path, {"store"})
+    assert [(f.group, f.name, f.passed) for f in kept] == [("run", "startup", True)]
+    assert extras["benchmark_seconds"] == {"run": 9.0}
+    assert extras["carried_over"] == {"run": json.loads(path.read_text())["generated_at"]}
+    assert carried_over(tmp_path / "missing.json", {"store"}) == ([], {})

@@ -112,12 +112,20 @@ def _caller_voice(record: AttemptRecord) -> dict[str, Any]:
     return events[0]
 
 
-def test_accent_condition_changes_the_callers_voice(
+@pytest.fixture
+def one_line_call(
     eva_root: Path, cache_dir: Path, tmp_path: Path
+) -> tuple[Scenario, SimulationConfig]:
+    """A one-line caller turn of itsm/14 and the audio config to simulate it with."""
+    scenario = shortened(load_eva_scenarios(eva_root, ["itsm"], ["14"])[0], 1)
+    return scenario, SimulationConfig(mode="audio", cache_dir=cache_dir, audio_dir=tmp_path)
+
+
+def test_accent_condition_changes_the_callers_voice(
+    one_line_call: tuple[Scenario, SimulationConfig],
 ) -> None:
     """The accent draw reaches the caller's synthesiser (and is recorded), seeded per trial."""
-    scenario = shortened(load_eva_scenarios(eva_root, ["itsm"], ["14"])[0], 1)
-    base = SimulationConfig(mode="audio", cache_dir=cache_dir, audio_dir=tmp_path)
+    scenario, base = one_line_call
     clean = _caller_voice(simulate(scenario, base))
     accents = [
         _caller_voice(simulate(scenario, base.model_copy(update={"condition": "accent", **u})))
@@ -217,11 +225,10 @@ def test_full_records_over_audio(eva_root: Path, cache_dir: Path, key: str) -> N
 
 
 def test_a_regenerated_attempt_gets_another_delivery(
-    eva_root: Path, cache_dir: Path, tmp_path: Path
+    one_line_call: tuple[Scenario, SimulationConfig],
 ) -> None:
     """eSpeak is deterministic: a retake must not replay the delivery that failed."""
-    scenario = shortened(load_eva_scenarios(eva_root, ["itsm"], ["14"])[0], 1)
-    base = SimulationConfig(mode="audio", cache_dir=cache_dir, audio_dir=tmp_path)
+    scenario, base = one_line_call
     first = _caller_voice(simulate(scenario, base))
     retake = _caller_voice(simulate(scenario, base.model_copy(update={"attempt": 2})))
     assert retake["voice"] == first["voice"]

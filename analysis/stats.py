@@ -89,6 +89,10 @@ def sign_flip_test(
         size = min(_BLOCK, n_permutations - start)
         signs = rng.integers(0, 2, size=(size, n), dtype=np.int8) * 2 - 1
         hits += int(np.count_nonzero(np.abs(signs @ d / n) >= abs(observed) - _TIE))
+    return _monte_carlo(observed, hits, n, n_permutations)
+
+
+def _monte_carlo(observed: float, hits: int, n: int, n_permutations: int) -> PermutationResult:
     return PermutationResult(
         observed=observed,
         p_value=hits / n_permutations,
@@ -137,13 +141,7 @@ def _sign_flip_fast(
         for chunk in range(1, len(codes)):
             sums += chunk_sums[chunk].take(codes[chunk])
         hits += int(np.count_nonzero(np.abs(sums / n) >= abs(observed) - _TIE))
-    return PermutationResult(
-        observed=observed,
-        p_value=hits / n_permutations,
-        n=n,
-        n_permutations=n_permutations,
-        exact=False,
-    )
+    return _monte_carlo(observed, hits, n, n_permutations)
 
 
 def _chunk_sums(d: np.ndarray) -> np.ndarray:

@@ -27,7 +27,7 @@ from tasks.simulate.meter import ComputeMeter
 from tasks.simulate.record import finish_record, new_gateway, new_record
 from tasks.simulate.timeline import build_turns
 from tasks.simulate.tracks import save_tracks
-from tasks.simulate.voices import caller_recognizer, caller_voice, persona_style, retake_voice
+from tasks.simulate.voices import caller_recognizer, persona_style, trial_voice
 from tasks.spoken.normalize import normalize_spoken  # noqa: F401 - warm import off the clock
 
 T = TypeVar("T")
@@ -68,9 +68,7 @@ async def simulate_audio_async(scenario: Scenario, config: SimulationConfig) -> 
     rng = _seed(config, scenario)
     style = persona_style(str(scenario.user_config.get("user_persona") or ""))
     channel = caller_channel(config.condition, rng.getrandbits(32), config.noise_dir)
-    # An accent condition replaces the persona's voice with one drawn for this trial.
-    persona = caller_voice(scenario, style, config.caller_voice)
-    voice = channel.voice(retake_voice(persona, config.attempt, rng))
+    voice = trial_voice(scenario, style, config, channel, rng)
     recognizer = await asyncio.to_thread(
         caller_recognizer, scenario, config.caller_stt, config.cache_dir, config.seed
     )

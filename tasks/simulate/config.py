@@ -8,6 +8,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from perturbations.audio import VoiceSpec
+from tasks.simulate.clock import VirtualTiming
 from tasks.voice.stt import SttSpec
 
 
@@ -57,7 +58,7 @@ class SimulationConfig(BaseModel):
     sync_timeout_s: float = Field(
         default=30.0, gt=0, description="Virtual clock: wall seconds an agent may take on a tick"
     )
-    virtual_timing: Literal["cpu", "wall"] = Field(
+    virtual_timing: VirtualTiming = Field(
         default="cpu",
         description=(
             "Virtual clock: time the agent's compute by its thread CPU time (wall time for"

@@ -49,7 +49,7 @@ from tasks.simulate.external import external_url
 from tasks.simulate.record import finish_record, new_gateway, new_record
 from tasks.simulate.stt_pool import PooledCallerRecognizer
 from tasks.simulate.tracks import CLEAN_RATE
-from tasks.simulate.voices import caller_voice, persona_style, retake_voice
+from tasks.simulate.voices import persona_style, trial_voice
 from tasks.simulate.wire_checks import AudioFormatMonitor, flood_problem, timing_event
 from tasks.voice.telephony import (
     FRAME_BYTES,
@@ -367,8 +367,7 @@ class _Attempt:
         self.rng = _seed(config, scenario)
         self.style = persona_style(str(scenario.user_config.get("user_persona") or ""))
         self.channel = caller_channel(config.condition, self.rng.getrandbits(32), config.noise_dir)
-        persona = caller_voice(scenario, self.style, config.caller_voice)
-        self.voice = self.channel.voice(retake_voice(persona, config.attempt, self.rng))
+        self.voice = trial_voice(scenario, self.style, config, self.channel, self.rng)
         # Decoding holds the GIL: in a worker process it cannot delay this or any other call.
         self.recognizer = PooledCallerRecognizer(
             scenario, config.caller_stt, config.cache_dir, config.seed

@@ -18,6 +18,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from perturbations.audio import VoiceSpec
 from scenarios.models import Scenario
 from tasks.simulate.caller import CLOSING, FAILURE_CLOSING, REPEAT_REQUEST, information_items
+from tasks.simulate.channel import CallerChannel
+from tasks.simulate.config import SimulationConfig
 from tasks.simulate.policy import CLOSING as AGENT_CLOSING
 from tasks.simulate.policy import GIVE_UP, GREETING
 from tasks.simulate.script import build_script
@@ -99,6 +101,19 @@ def retake_voice(voice: VoiceSpec, attempt: int, rng: random.Random) -> VoiceSpe
     rate = round(voice.rate_wpm * rng.uniform(0.88, 1.12))
     pitch = min(99, max(0, voice.pitch + rng.randint(-12, 12)))
     return voice.model_copy(update={"rate_wpm": max(80, min(450, rate)), "pitch": pitch})
+
+
+def trial_voice(
+    scenario: Scenario,
+    style: CallerStyle,
+    config: SimulationConfig,
+    channel: CallerChannel,
+    rng: random.Random,
+) -> VoiceSpec:
+    """The caller's voice for one attempt: the persona's (or the configured) voice, another
+    delivery on a retake, then the condition's accent draw if it has one."""
+    persona = caller_voice(scenario, style, config.caller_voice)
+    return channel.voice(retake_voice(persona, config.attempt, rng))
 
 
 def speakable(text: str, rng: random.Random | None = None, disfluency: float = 0.0) -> str:

@@ -7,6 +7,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
@@ -16,6 +17,15 @@ os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
 os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
 os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
 os.environ.setdefault("PREFECT_UI_ENABLED", "false")
+
+
+# Property tests are derandomised by default, so a green CI run stays green: the examples
+# depend only on the code and the test. `--hypothesis-profile=explore` (or
+# HYPOTHESIS_PROFILE=explore) draws fresh random examples, for hunting new counterexamples;
+# `--hypothesis-seed=N` replays one exploration.
+settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
+settings.register_profile("explore", derandomize=False, print_blob=True)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
 def find_eva_root() -> Path | None:

@@ -206,10 +206,21 @@ def _date_rule(toks: list[_Tok], i: int) -> tuple[str, int] | None:
     return text, year[1] if year else after
 
 
-def _parse_ampm(toks: list[_Tok], j: int) -> tuple[str, int] | None:
+def _spelled_neighbour(toks: list[_Tok], k: int) -> bool:
+    """Is ``toks[k]`` a spelled symbol other than the article/pronoun ("a", "i")?"""
+    if not 0 <= k < len(toks) or toks[k].low in _ARTICLE_LETTERS:
+        return False
+    return _symbol(toks[k]) is not None
+
+
+def _parse_ampm(toks: list[_Tok], hour_at: int, j: int) -> tuple[str, int] | None:
     if j < len(toks) and toks[j].low in _AMPM:
         return _AMPM[toks[j].low], j + 1
     if j + 1 < len(toks) and toks[j].low in ("a", "p") and toks[j + 1].low == "m":
+        # Letter by letter, "A M" next to more spelled symbols belongs to a code
+        # ("X one A M" is X1AM); only the bare "one A M" stays a time.
+        if _spelled_neighbour(toks, hour_at - 1) or _spelled_neighbour(toks, j + 2):
+            return None
         return toks[j].low, j + 2
     return None
 
@@ -229,7 +240,7 @@ def _time_rule(toks: list[_Tok], i: int) -> tuple[str, int] | None:
         minutes = parse_cardinal(toks, j)
         if minutes and 10 <= minutes[0] <= 59:
             minute, j = minutes
-    ampm = _parse_ampm(toks, j)
+    ampm = _parse_ampm(toks, i, j)
     if ampm is None:
         return None
     text = format_time(hour, minute, ampm[0])

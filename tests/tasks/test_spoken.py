@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 import string
 
 import pytest
@@ -88,6 +89,10 @@ def test_code_round_trip(code: str, style: str) -> None:
     if (style == "letters" and set(letters) <= {"A", "I"}) or (
         style == "nato" and len(letters) == 1
     ):
+        return
+    # Spelled letter by letter, a bare hour + "A M"/"P M" ("one A M", "A one P M") is a
+    # time by design; next to more spelled symbols it is a code ("X one A M").
+    if style == "letters" and re.fullmatch(r"[AI]?[1-9][AP]M", code):
         return
     assert normalize_spoken(speak_code(code, style)) == code  # type: ignore[arg-type]
 

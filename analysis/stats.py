@@ -188,8 +188,9 @@ def holm_bonferroni(p_values: npt.ArrayLike, alpha: float = 0.05) -> tuple[list[
     """Holm step-down adjusted p-values and rejections for one family (NaNs left out).
 
     Adjusted p_(i) = max over j <= i of min(1, (m - j + 1) p_(j)) for the ascending order;
-    a hypothesis is rejected when its adjusted p is below ``alpha``. With one test the
-    adjusted p equals the raw p (spec 8.3).
+    a hypothesis is rejected when its adjusted p is at most ``alpha`` (adjusted p <= alpha,
+    as in the reference's analysis code and the textbook procedure). A single-test family
+    keeps the raw p and rejects iff p < alpha, as spec 8.3 step 4 states for that case.
     """
     raw = np.asarray(p_values, dtype=np.float64)
     adjusted = np.full(raw.shape, np.nan)
@@ -199,7 +200,8 @@ def holm_bonferroni(p_values: npt.ArrayLike, alpha: float = 0.05) -> tuple[list[
     for rank, idx in enumerate(present[np.argsort(raw[present], kind="stable")]):
         running = max(running, min(1.0, (m - rank) * float(raw[idx])))
         adjusted[idx] = running
-    rejected = [bool(a < alpha) if not math.isnan(a) else False for a in adjusted]
+    rejects = (lambda a: a < alpha) if m == 1 else (lambda a: a <= alpha)
+    rejected = [bool(rejects(a)) if not math.isnan(a) else False for a in adjusted]
     return [float(a) for a in adjusted], rejected
 
 

@@ -91,6 +91,21 @@ def test_holm_step_down_stops_at_first_failure_and_caps_at_one() -> None:
     assert reject == [True, False, False, False]
 
 
+def test_holm_rejects_at_adjusted_p_equal_to_alpha() -> None:
+    # Reference and textbook: reject iff adjusted p <= alpha. 2 x 0.025 is exactly 0.05.
+    corrected, reject = holm_bonferroni([0.025, 0.5], alpha=0.05)
+    assert corrected == [0.05, 0.5]
+    assert reject == [True, False]
+    # Just above alpha is not rejected.
+    assert holm_bonferroni([0.0251, 0.5], alpha=0.05)[1] == [False, False]
+
+
+def test_holm_single_test_family_rejects_only_below_alpha() -> None:
+    # Spec 8.3 step 4: a single-test family keeps the raw p and rejects iff p < alpha.
+    assert holm_bonferroni([0.05], alpha=0.05) == ([0.05], [False])
+    assert holm_bonferroni([float("nan"), 0.05], alpha=0.05)[1] == [False, False]
+
+
 def test_holm_single_test_keeps_raw_p_and_skips_nan() -> None:
     assert holm_bonferroni([0.03]) == ([0.03], [True])
     corrected, reject = holm_bonferroni([float("nan"), 0.02, 0.04])

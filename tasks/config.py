@@ -9,7 +9,14 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 DOMAINS = ("airline", "itsm", "medical_hr")
 BUILTIN_DEFAULT_LIMIT = 2
@@ -110,7 +117,12 @@ class BenchmarkConfig(BaseModel):
     )
     scenarios: ScenarioSource = Field(default_factory=ScenarioSource)
     systems: list[SystemSpec] = Field(
-        default_factory=lambda: [SystemSpec(name="reference", agent="reference")], min_length=1
+        default_factory=lambda: [SystemSpec(name="reference", agent="reference")],
+        min_length=1,
+        description="Systems under test; a plain string is a systems-catalogue name",
+    )
+    systems_dirs: list[Path] = Field(
+        default_factory=list, description="Extra systems-catalogue directories (*.yaml files)"
     )
     caller: CallerSpec = Field(default_factory=CallerSpec)
     judge: JudgeSpec = Field(default_factory=JudgeSpec)
@@ -129,6 +141,16 @@ class BenchmarkConfig(BaseModel):
     batch_size: int = Field(default=8, ge=1, le=10000, description="Trials per committed batch")
     report: bool = Field(default=True, description="Write the HTML report at the end")
 
+    @model_validator(mode="before")
+    @classmethod
+    def _catalogue_systems(cls, raw: Any) -> Any:
+        """``systems: [gpt-realtime-1.5, ...]``: catalogue names become their specs."""
+        if not isinstance(raw, dict) or not isinstance(raw.get("systems"), list):
+            return raw
+        from tasks.systems.catalogue import expand_systems
+
+        return {**raw, "systems": expand_systems(raw["systems"], raw.get("systems_dirs") or [])}
+
     @field_validator("run_id")
     @classmethod
     def _plain_run_id(cls, value: str | None) -> str | None:
@@ -145,7 +167,9 @@ class BenchmarkConfig(BaseModel):
         return self.model_copy(update={"run_id": f"{stamp}-{self.fingerprint()[:6]}"})
 
     def fingerprint(self) -> str:
-        payload = self.model_dump(mode="json", exclude={"run_id", "runner", "report", "store"})
+        payload = self.model_dump(
+            mode="json", exclude={"run_id", "runner", "report", "store", "systems_dirs"}
+        )
         return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
 
 

@@ -214,6 +214,8 @@ def _check_rows(rows: pd.DataFrame) -> None:
 
 STAT_COLUMNS = ("mean", "pass_at_1", "pass_at_k", "pass_pow_k", "pass_pow_k_theoretical")
 PASS_K_COLUMNS = ("pass_at_k", "pass_pow_k", "pass_pow_k_theoretical")
+# Figures stored without CIs, each named for what it averages over (see ``aggregate``).
+NAMED_COLUMNS = ("mean_over_trials", "mean_over_scenarios", "pass_at_1_over_valid_trials")
 
 
 def _passed(values: pd.Series, thresholds: pd.Series) -> pd.Series:
@@ -230,8 +232,11 @@ def unit_table(
 ) -> pd.DataFrame:
     """One row per scenario (and group): trials, n valid values, c passes, mean, pass stats.
 
-    ``k`` defaults to the largest number of trials of a scenario in its group; scenarios
-    with fewer than k valid values get NaN pass@k / pass^k.
+    ``k`` defaults to the largest number of trials of a scenario in its group. A scenario
+    with fewer than k valid values (a missing, errored or skipped trial) gets NaN pass@1,
+    pass@k and pass^k alike, as the reference excludes it (spec 5.4: "if fewer than k valid
+    trials remain the record is excluded for that metric"); ``pass_at_1_over_valid_trials``
+    keeps evaflow's earlier reading, c / n over whatever trials are valid.
     """
     dims = rows["dimension"].astype(str)
     limits = {d: dimension_threshold(d, thresholds) for d in dims.unique()}
@@ -246,12 +251,15 @@ def unit_table(
             n=("_v", "count"),
             c=("_p", "sum"),
             mean=("_v", "mean"),
+            total=("_v", "sum"),
             threshold=("_thr", "first"),
         )
         .reset_index()
     )
     units["k"] = k if k else units.groupby(keys, dropna=False)["trials"].transform("max")
-    units["pass_at_1"] = units["c"] / units["n"].where(units["n"] > 0)
+    units["pass_at_1_over_valid_trials"] = units["c"] / units["n"].where(units["n"] > 0)
+    complete = (units["n"] > 0) & (units["n"] >= units["k"])
+    units["pass_at_1"] = units["pass_at_1_over_valid_trials"].where(complete)
     stats = [
         _pass_k_stats(int(n), int(c), int(kk))
         for n, c, kk in zip(units["n"], units["c"], units["k"], strict=True)
@@ -273,22 +281,31 @@ def _group_summary(
     """Summary of one group from the unit table's columns (``rows`` = its unit positions)."""
     n = units["n"][rows]
     present = rows[n > 0]
-    columns = STAT_COLUMNS if counts_pass_at_k(dimension) else ("mean",)
+    passes = counts_pass_at_k(dimension)
+    columns = STAT_COLUMNS if passes else ("mean",)
     samples = {}
     for col in columns:
         values = units[col][present]
         samples[col] = values[~np.isnan(values)].tolist()
+    n_attempts = int(n.sum())
     summary: dict[str, Any] = {
         "k": int(units["k"][rows].max()),
         "threshold": float(units["threshold"][rows[0]]),
         "n_scenarios": int(present.size),
-        "n_attempts": int(n.sum()),
+        "n_attempts": n_attempts,
         "excluded_scenarios": int(rows.size - present.size),
-        "incomplete_scenarios": int(np.isnan(units["pass_at_k"][present]).sum()),
+        "incomplete_scenarios": int(np.isnan(units["pass_at_1"][present]).sum()),
     }
     for col in STAT_COLUMNS:
         values = samples.get(col, [])
         summary[col] = round(float(np.mean(values)), 4) if values else float("nan")
+    summary["mean_over_scenarios"] = summary["mean"]
+    total = float(units["total"][present].sum())
+    summary["mean_over_trials"] = round(total / n_attempts, 4) if n_attempts else float("nan")
+    loose = units["pass_at_1_over_valid_trials"][present]
+    summary["pass_at_1_over_valid_trials"] = (
+        round(float(np.mean(loose)), 4) if passes and present.size else float("nan")
+    )
     return summary, samples
 
 
@@ -319,11 +336,24 @@ def aggregate(
     is the scenario (system, domain, condition, scenario_id): its trial values are reduced
     to per-scenario statistics first. ``k`` defaults to the largest number of trials of a
     scenario in the group. Scenarios with no value are excluded and counted
-    (``excluded_scenarios``); scenarios with fewer than k values count for the mean and
-    pass@1 but not for pass@k / pass^k (``incomplete_scenarios``). Dimensions excluded
-    from pass@k report only the mean. ``dimension`` is always part of the grouping. To pool
-    over domains, leave ``domain`` out of ``by`` (do not relabel it: the domain is part of
-    a scenario's identity).
+    (``excluded_scenarios``). Scenarios with fewer than k values (``incomplete_scenarios``)
+    are left out of pass@1, pass@k and pass^k alike, as in the reference (spec 5.4), and
+    still count for the means. Dimensions excluded from pass@k report only the means.
+
+    The figures, by what they average over:
+
+    * ``pass_at_1``, ``pass_at_k``, ``pass_pow_k``, ``pass_pow_k_theoretical``: mean over
+      the complete scenarios (>= k valid trials) of the per-scenario statistic (spec 5.4);
+    * ``pass_at_1_over_valid_trials``: mean over every scenario with a value of its c / n
+      over its valid trials (evaflow's earlier pass@1; not a reference figure);
+    * ``mean_over_trials``: mean over every valid trial value, what the reference's
+      ``per_metric.mean`` and composite ``mean`` average (spec 5.2);
+    * ``mean_over_scenarios`` (= ``mean``, whose CI it carries): mean of per-scenario means,
+      the quantity whose bootstrap CI the reference reports (spec 5.3). The two means
+      differ when scenarios have unequal numbers of valid trials.
+
+    ``dimension`` is always part of the grouping. To pool over domains, leave ``domain``
+    out of ``by`` (do not relabel it: the domain is part of a scenario's identity).
     """
     _check_rows(rows)
     keys = list(by) if "dimension" in by else [*by, "dimension"]
@@ -335,7 +365,8 @@ def aggregate(
     samples: list[dict[str, list[float]]] = []
     idents, positions = _group_positions(units, keys)
     columns = {
-        c: units[c].to_numpy(dtype=np.float64) for c in (*STAT_COLUMNS, "n", "k", "threshold")
+        c: units[c].to_numpy(dtype=np.float64)
+        for c in (*STAT_COLUMNS, "pass_at_1_over_valid_trials", "total", "n", "k", "threshold")
     }
     for ident, rows_at in zip(idents.to_dict("records"), positions, strict=True):
         summary, sample = _group_summary(columns, rows_at, str(ident["dimension"]))
@@ -369,4 +400,4 @@ def _output_columns(keys: list[str]) -> list[str]:
         "excluded_scenarios",
         "incomplete_scenarios",
     ]
-    return [*keys, *stats, *counts]
+    return [*keys, *stats, *NAMED_COLUMNS, *counts]

@@ -12,6 +12,7 @@ from tasks.tables import to_table
 COMPOSITE_DIMENSIONS = ("EVA-A_pass", "EVA-X_pass", "EVA-overall_pass")
 SUMMARY_COLUMNS = [
     "system",
+    "architecture",
     "domain",
     "condition",
     "dimension",
@@ -21,6 +22,19 @@ SUMMARY_COLUMNS = [
     "k",
     "n",
 ]
+
+
+def system_architectures(store: Store, run_id: str) -> dict[str, str | None]:
+    """System name -> cascade / hybrid / s2s (None: unknown) from the run's stored specs."""
+    import json
+
+    from tasks.systems.catalogue import architecture_of
+
+    runs = store.read("runs", run_id)
+    if runs.empty or "specs_json" not in runs.columns:
+        return {}
+    specs = json.loads(str(runs["specs_json"].iloc[-1]) or "{}")
+    return {str(s.get("name")): architecture_of(s) for s in specs.get("systems") or []}
 
 
 def attempt_values(store: Store, run_id: str) -> pd.DataFrame:
@@ -67,13 +81,16 @@ def summarize_run(store: Store, run_id: str) -> list[dict[str, Any]]:
     table = table.assign(run_id=run_id, batch="aggregates")
     if "n" not in table.columns and "n_scenarios" in table.columns:
         table = table.rename(columns={"n_scenarios": "n"})
-    if "excluded_scenarios" in table.columns:
-        table = table.rename(columns={"excluded_scenarios": "excluded"})
+    table = table.rename(
+        columns={"excluded_scenarios": "excluded", "incomplete_scenarios": "incomplete"}
+    )
     records: list[dict[str, Any]] = [
         {str(k): v for k, v in row.items()} for row in table.to_dict("records")
     ]
     store.write_single("aggregates", run_id, to_table("aggregates", records))
     headline = table[table["dimension"].isin(COMPOSITE_DIMENSIONS)]
+    architectures = system_architectures(store, run_id)
+    headline = headline.assign(architecture=headline["system"].map(architectures))
     return [
         {str(k): (None if pd.isna(v) else v) for k, v in row.items()}
         for row in headline[[c for c in SUMMARY_COLUMNS if c in headline.columns]].to_dict(

@@ -156,6 +156,14 @@ SCHEMAS: dict[str, pa.Schema] = {
             ("n", pa.int32()),
             ("n_attempts", pa.int32()),
             ("excluded", pa.int32()),
+            # Added columns (older runs read them as null); see tasks.aggregate.aggregate.
+            # pass_* above are over complete scenarios (>= k valid trials, spec 5.4); ``n``
+            # counts scenarios with any value, ``incomplete`` those of them left out of the
+            # pass figures; ``mean`` is an alias of ``mean_over_scenarios``.
+            ("incomplete", pa.int32()),
+            ("pass_at_1_over_valid_trials", pa.float64()),
+            ("mean_over_trials", pa.float64()),
+            ("mean_over_scenarios", pa.float64()),
         ]
     ),
 }

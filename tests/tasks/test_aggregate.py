@@ -3,6 +3,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import math
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -195,12 +196,34 @@ def test_aggregate_pass_statistics_and_exclusion() -> None:
     pd.testing.assert_frame_equal(out, again)
 
 
-def test_incomplete_scenarios_count_for_pass_at_1_only() -> None:
+def test_scenario_with_a_missing_trial_is_left_out_of_every_pass_statistic() -> None:
+    # The reference's own example (k = 3): s1 has an errored trial, so it is left out of
+    # pass@1, pass@k and pass^k alike; only s2 (never passes) counts.
     nan = float("nan")
-    rows = pd.DataFrame(_rows({"a": [1, 1], "b": [1, nan]}))
+    rows = pd.DataFrame(_rows({"s1": [1, nan, 1], "s2": [0, 0, 0]}))
+    row = aggregate(rows, by=["system"], seed="run").iloc[0]
+    assert row["k"] == 3 and row["n_scenarios"] == 2 and row["incomplete_scenarios"] == 1
+    assert row["pass_at_1"] == 0.0
+    assert row["pass_at_k"] == 0.0 and row["pass_pow_k"] == 0.0
+    assert row["pass_at_1_ci_lower"] == row["pass_at_1_ci_upper"] == 0.0
+    # evaflow's earlier reading, kept under its own name: s1 over its two valid trials.
+    assert row["pass_at_1_over_valid_trials"] == 0.5
+
+
+def test_means_over_trials_and_over_scenarios_are_named_apart() -> None:
+    nan = float("nan")
+    rows = pd.DataFrame(_rows({"s1": [1, nan, 1], "s2": [0, 0, 0]}))
     row = aggregate(rows, by=["system"]).iloc[0]
-    assert row["k"] == 2 and row["n_scenarios"] == 2 and row["incomplete_scenarios"] == 1
-    assert row["pass_at_1"] == 1.0 and row["pass_at_k"] == 1.0
+    assert row["mean_over_trials"] == 0.4  # (1 + 1 + 0 + 0 + 0) / 5: the reference's mean
+    assert row["mean_over_scenarios"] == 0.5  # (1 + 0) / 2
+    assert row["mean"] == row["mean_over_scenarios"]
+    assert row["n_attempts"] == 5
+    # Mean-only dimensions carry both means and no pass figures.
+    speed = aggregate(
+        pd.DataFrame(_rows({"a": [2.0, 4.0], "b": [9.0]}, "response_speed")), ["system"]
+    )
+    assert speed.iloc[0]["mean_over_trials"] == 5.0 and speed.iloc[0]["mean_over_scenarios"] == 6.0
+    assert math.isnan(speed.iloc[0]["pass_at_1_over_valid_trials"])
 
 
 def test_metric_dimensions_use_their_threshold() -> None:
@@ -242,3 +265,34 @@ def test_aggregate_rejects_bad_input() -> None:
     dup = pd.DataFrame(_rows({"a": [1]}) * 2)
     with pytest.raises(ValueError, match="more than one row"):
         aggregate(dup, by=["system"])
+
+
+def test_stored_aggregates_carry_the_named_figures(tmp_path: Path) -> None:
+    # The example above through the store: s1's second trial ended with no valid attempt.
+    from tasks.store import Store
+    from tasks.summary import summarize_run
+    from tasks.tables import to_table
+
+    trials, metrics = [], []
+    for sid, values in {"s1": [1.0, None, 1.0], "s2": [0.0, 0.0, 0.0]}.items():
+        for t, value in enumerate(values):
+            aid = f"r/s/airline/{sid}/clean/t{t}/a1"
+            key = {"run_id": "r", "batch": "b0", "attempt_id": aid}
+            cell = {"system": "s", "domain": "airline", "condition": "clean", "scenario_id": sid}
+            trials.append(key | cell | {"trial": t, "final": True, "valid": value is not None})
+            if value is not None:
+                metrics.append(
+                    key
+                    | {"metric": "EVA-A_pass", "score": value, "normalized_score": value}
+                    | {"skipped": False}
+                )
+    store = Store(str(tmp_path / "data"))
+    store.write_batch(
+        "r", "b0", {"trials": to_table("trials", trials), "metrics": to_table("metrics", metrics)}
+    )
+    summarize_run(store, "r")
+    got = store.read("aggregates", "r").set_index(["domain", "dimension"])
+    row = got.loc[("airline", "EVA-A_pass")]
+    assert row["pass_at_1"] == 0.0 and row["pass_at_1_over_valid_trials"] == 0.5
+    assert row["mean_over_trials"] == 0.4 and row["mean_over_scenarios"] == 0.5
+    assert (row["n"], row["incomplete"], row["excluded"], row["k"]) == (2, 1, 0, 3)

@@ -5,7 +5,10 @@ caller hung up with end_call (``caller_ended``) and the end reason is ``goodbye`
 ``transfer`` end where the caller hung up also counts: the reference's simulators end
 transfers through end_call, which it records as goodbye (spec 12.26). An agent that left
 the caller waiting (agent timeout on the user turn) is a valid end too: the conversation is
-a faithful record of the agent failing, not a broken simulation.
+a faithful record of the agent failing, not a broken simulation. So is an agent that hung
+up itself (it sent ``end_call``, after a transfer or not): the reference's agents cannot
+hang up, but its rule is that only the simulator's faults are regenerated, and an agent
+ending its own call early is the agent's doing, scored against it.
 """
 
 from __future__ import annotations
@@ -41,6 +44,15 @@ def compute(ctx: MetricContext, judges: Any = None) -> MetricScore:
     if ctx.agent_timeout_on_user_turn:
         return make_score(
             INFO, 1.0, details={"reason": "agent_timeout_on_user_turn", "ended_properly": True}
+        )
+    agent_ended = record.end_reason in CALLER_END_REASONS and any(
+        e.source == "agent" and e.kind == "end_call" for e in record.events
+    )
+    if agent_ended and not record.caller_ended:
+        return make_score(
+            INFO,
+            1.0,
+            details={"reason": "agent_ended_call", "ended_properly": True, "caller_ended": False},
         )
     ended = record.caller_ended and record.end_reason in CALLER_END_REASONS
     details: dict[str, Any] = {

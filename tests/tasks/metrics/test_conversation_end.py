@@ -37,6 +37,19 @@ def test_valid_end_rules(fields: dict, expected: float) -> None:
     assert score.details["ended_properly"] is (expected == 1.0)
 
 
+@pytest.mark.parametrize("end_reason", ["goodbye", "transfer"])
+def test_an_agent_that_hangs_up_ends_the_call_validly(end_reason: str) -> None:
+    from tasks.records import TimelineEvent
+
+    record = audio_record(end_reason=end_reason, caller_ended=False)
+    record.events.append(TimelineEvent(t_s=9.0, source="agent", kind="end_call"))
+    score = valid_end(_ctx(record))
+    assert score.score == 1.0 and score.details["reason"] == "agent_ended_call"
+    # A time-limited call is not an agent hang-up, whatever events it carries.
+    record.end_reason = "max_duration"
+    assert valid_end(_ctx(record)).score == 0.0
+
+
 def test_agent_timeout_is_a_valid_end() -> None:
     score = valid_end(_ctx(agent_timeout_record()))
     assert score.score == 1.0 and score.details["reason"] == "agent_timeout_on_user_turn"

@@ -98,6 +98,9 @@ def run_benchmark(config: BenchmarkConfig) -> RunSummary:
     started = time.perf_counter()
     config = config.with_run_id()
     run_id = config.run_id or ""
+    from tasks.systems.preflight import preflight
+
+    preflight(config.systems, systems_dirs=config.systems_dirs)  # nothing stored if it fails
     logger = get_run_logger()
     store = Store(config.store)
     recovery = store.recover(run_id)

@@ -70,6 +70,13 @@ def run(
         list[str] | None,
         typer.Option(help="reference | text | llm | ws://URL; NAME=TARGET to label; repeatable"),
     ] = None,
+    system: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="A system of the catalogue (`evaflow systems list`), e.g. gpt-realtime-1.5; "
+            "repeatable, combines with --agent"
+        ),
+    ] = None,
     caller: Annotated[str | None, typer.Option(help="Caller: scripted | llm")] = None,
     judge: Annotated[str | None, typer.Option(help="Judges: offline | llm")] = None,
     conditions: Annotated[
@@ -115,8 +122,9 @@ def run(
         "run_id": run_id,
     }
     overrides.update({k: v for k, v in simple.items() if v is not None})
-    if _systems(agent):
-        overrides["systems"] = _systems(agent)
+    if _systems(agent) or _split(system):
+        # Catalogue names stay names here: the config expands them (with its systems_dirs).
+        overrides["systems"] = (_systems(agent) or []) + (_split(system) or [])
     if caller:
         overrides["caller"] = {"name": caller}
     if judge:
@@ -142,6 +150,9 @@ def run(
         )
     except ConfigError as exc:
         fail(str(exc))
+    from flows.systems_cli import check_systems
+
+    check_systems(config)  # before Prefect starts: a missing key fails in a second
     summary = execute(config, verbose=verbose, show_progress=not as_json)
     if as_json:
         emit_json(summary_json(summary))
@@ -200,7 +211,7 @@ def print_summary(summary: Any) -> None:
 
 def main() -> None:
     # Importing these modules registers their subcommands on ``app``.
-    from flows import analysis_cli, commands, serve_cli  # noqa: F401
+    from flows import analysis_cli, commands, serve_cli, systems_cli  # noqa: F401
 
     try:
         app()

@@ -58,6 +58,7 @@ def summary_table(summary: Any) -> Table:
     table = Table(title=f"EVA pass rates — run {summary.run_id}")
     for col in (
         "system",
+        "architecture",
         "domain",
         "condition",
         "dimension",
@@ -75,6 +76,7 @@ def summary_table(summary: Any) -> Table:
             continue
         table.add_row(
             str(row.get("system")),
+            str(row.get("architecture") or "-"),
             str(row.get("domain")),
             str(row.get("condition")),
             str(row.get("dimension")).replace("_pass", ""),

@@ -21,7 +21,10 @@ class SweepConfig(BaseModel):
         default_factory=lambda: ["clean", "accent", "noise", "accent+noise", "connection"],
         description="Perturbation conditions (clean is the baseline for robustness deltas)",
     )
-    systems: list[dict[str, Any]] | None = Field(default=None, description="Systems to compare")
+    systems: list[str | dict[str, Any]] | None = Field(
+        default=None,
+        description="Systems to compare: catalogue names (`evaflow systems list`) or specs",
+    )
     trials: int = Field(default=3, ge=1)
     run_prefix: str = Field(default="sweep", description="Run id prefix; the date is appended")
     store: str = Field(default="./evaflow-data")

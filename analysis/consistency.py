@@ -135,6 +135,26 @@ def analyze_consistency(data: RunData, out_dir: Path, params: dict[str, Any]) ->
     )
 
 
+def architecture_groups(data: RunData) -> dict[str, str]:
+    """System -> its architecture (cascade / hybrid / s2s), from the runs' stored specs."""
+    if data.store is None:
+        return {}
+    from tasks.summary import system_architectures
+
+    groups: dict[str, str] = {}
+    for run_id in data.runs:
+        for system, arch in system_architectures(data.store, run_id).items():
+            groups[system] = arch or "architecture unknown"
+    return groups
+
+
+def _grouped(frame: pd.DataFrame, groups: dict[str, str]) -> pd.DataFrame:
+    """Marker and legend group per architecture, so the figure shows what each system is."""
+    if not groups or frame.empty:
+        return frame
+    return frame.assign(group=frame["system"].map(groups).fillna("run"))
+
+
 @ANALYSES.register("pareto")
 def analyze_pareto(data: RunData, out_dir: Path, params: dict[str, Any]) -> AnalysisResult:
     """EVA-A vs EVA-X Pareto fronts for pass@1 and pass^k, one figure per condition."""
@@ -142,9 +162,10 @@ def analyze_pareto(data: RunData, out_dir: Path, params: dict[str, Any]) -> Anal
     if len(present(data, list(DIMENSIONS))) < 2:
         return skipped("pareto", "needs both EVA-A_pass and EVA-X_pass values")
     table = rates(data, list(DIMENSIONS), config.seed, config.n_bootstrap)
+    groups = architecture_groups(data)
     frames, files, summary = [], [], {}
     for condition in sorted(table["condition"].unique()):
-        panels = {view: pareto_points(table, view, condition) for view in VIEWS}
+        panels = {view: _grouped(pareto_points(table, view, condition), groups) for view in VIEWS}
         for view, frame in panels.items():
             frames.append(frame.assign(view=view, condition=condition))
             summary[f"{condition} · {view}"] = frame.loc[frame["on_front"], "system"].tolist()

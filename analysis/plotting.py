@@ -34,7 +34,7 @@ PALETTE = [
     "#CCB974",
     "#64B5CD",
 ]
-GROUP_MARKERS = {"cascade": "o", "s2s": "s", "2-part": "D", "run": "*"}
+GROUP_MARKERS = {"cascade": "o", "s2s": "s", "2-part": "D", "hybrid": "D", "run": "*"}
 PARETO_COLUMNS = [
     "system",
     "eva_a",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,7 @@ from analysis.report_html import (
     with_ci,
 )
 from tasks.store import Store
+from tasks.summary import system_architectures
 
 HEADLINE = ("EVA-A_pass", "EVA-X_pass", "EVA-overall_pass")
 TRIAL_METRICS = ("EVA-A_pass", "EVA-X_pass", "task_completion", "turn_taking")
@@ -33,13 +35,20 @@ def _run_row(store: Store, run_id: str) -> dict[str, Any]:
     return {str(k): v for k, v in runs.iloc[-1].to_dict().items()} if len(runs) else {}
 
 
-def summary_section(run: dict[str, Any], trials: pd.DataFrame) -> str:
+def _labelled(systems: Iterable[str], architectures: Mapping[str, str | None]) -> str:
+    return ", ".join(f"{s} ({architectures.get(s) or 'architecture unknown'})" for s in systems)
+
+
+def summary_section(
+    run: dict[str, Any], trials: pd.DataFrame, architectures: Mapping[str, str | None] | None = None
+) -> str:
     final = trials[trials["final"]] if len(trials) else trials
+    systems = sorted(trials["system"].unique()) if len(trials) else []
     rows = [
         ["run id", esc(run.get("run_id"))],
         ["created", esc(run.get("created_at"))],
         ["evaflow version", esc(run.get("evaflow_version"))],
-        ["systems", esc(", ".join(sorted(trials["system"].unique())) if len(trials) else "")],
+        ["systems", esc(_labelled(systems, architectures or {}))],
         ["conditions", esc(", ".join(sorted(trials["condition"].unique())) if len(trials) else "")],
         ["domains", esc(", ".join(sorted(trials["domain"].unique())) if len(trials) else "")],
         ["trials", fmt(int(trials["trial_key"].nunique()) if len(trials) else 0)],
@@ -67,11 +76,13 @@ def summary_section(run: dict[str, Any], trials: pd.DataFrame) -> str:
     )
 
 
-def headline_section(aggregates: pd.DataFrame) -> str:
+def headline_section(
+    aggregates: pd.DataFrame, architectures: Mapping[str, str | None] | None = None
+) -> str:
     agg = aggregates[(aggregates["domain"] == "all") & aggregates["dimension"].isin(HEADLINE)]
     if agg.empty:
         return "<h2 id=headline>Headline</h2><p class=note>No aggregates stored for this run.</p>"
-    headers = ["system", "condition", "n", "k"]
+    headers = ["system", "architecture", "condition", "n", "k"]
     for dim in HEADLINE:
         headers += [f"{dim} pass@1 [95% CI]", f"{dim} pass@k", f"{dim} pass^k [95% CI]"]
     rows = []
@@ -80,6 +91,7 @@ def headline_section(aggregates: pd.DataFrame) -> str:
         first = by_dim.iloc[0]
         cells = [
             esc(system),
+            esc((architectures or {}).get(str(system)) or "–"),
             esc(condition),
             num_cell(first.get("n"), 0),
             num_cell(first.get("k"), 0),
@@ -234,6 +246,7 @@ def index_page(
     """The report's front page; ``root`` is the report directory (figure links are relative)."""
     run = _run_row(store, run_id)
     aggregates = _aggregates(store, run_id, data)
+    architectures = system_architectures(store, run_id)
     toc = (
         '<nav class=toc><a href="#summary">summary</a><a href="#headline">headline</a>'
         '<a href="#figures">figures</a><a href="#domains">domains</a>'
@@ -243,8 +256,8 @@ def index_page(
     body = "".join(
         [
             toc,
-            summary_section(run, trials),
-            headline_section(aggregates),
+            summary_section(run, trials, architectures),
+            headline_section(aggregates, architectures),
             figures_section(results, root),
             domain_section(aggregates),
             condition_section(data, results),

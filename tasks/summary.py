@@ -33,8 +33,18 @@ def system_architectures(store: Store, run_id: str) -> dict[str, str | None]:
     runs = store.read("runs", run_id)
     if runs.empty or "specs_json" not in runs.columns:
         return {}
-    specs = json.loads(str(runs["specs_json"].iloc[-1]) or "{}")
-    return {str(s.get("name")): architecture_of(s) for s in specs.get("systems") or []}
+    try:
+        specs = json.loads(str(runs["specs_json"].iloc[-1]) or "{}")
+    except ValueError:
+        return {}
+    systems = specs.get("systems") if isinstance(specs, dict) else None
+    # Specs as the flow stores them; a bare name (older or hand-made rows) says nothing.
+    return {
+        str(s.get("name") if isinstance(s, dict) else s): (
+            architecture_of(s) if isinstance(s, dict) else None
+        )
+        for s in systems or []
+    }
 
 
 def attempt_values(store: Store, run_id: str) -> pd.DataFrame:

@@ -31,10 +31,8 @@ class SweepConfig(BaseModel):
     analyze: bool = Field(default=True, description="Run the robustness analysis afterwards")
 
 
-@flow(name="evaflow-perturbation-sweep", log_prints=False)
-def run_sweep(sweep: SweepConfig | None = None) -> RunSummary:
-    """Run the sweep as one benchmark run (resumable by its dated run id)."""
-    sweep = sweep or SweepConfig()
+def sweep_benchmark_config(sweep: SweepConfig) -> BenchmarkConfig:
+    """The one benchmark run a sweep is (catalogue names in ``systems`` become specs)."""
     base = load_config(sweep.base_config) if sweep.base_config else BenchmarkConfig()
     update: dict[str, Any] = {
         "conditions": sweep.conditions,
@@ -44,7 +42,13 @@ def run_sweep(sweep: SweepConfig | None = None) -> RunSummary:
     }
     if sweep.systems:
         update["systems"] = sweep.systems
-    config = BenchmarkConfig.model_validate({**base.model_dump(), **update})
+    return BenchmarkConfig.model_validate({**base.model_dump(), **update})
+
+
+@flow(name="evaflow-perturbation-sweep", log_prints=False)
+def run_sweep(sweep: SweepConfig | None = None) -> RunSummary:
+    """Run the sweep as one benchmark run (resumable by its dated run id)."""
+    config = sweep_benchmark_config(sweep or SweepConfig())
     summary = run_benchmark(config)
     if sweep.analyze:
         _analyze(config)

@@ -14,7 +14,7 @@ import typer
 from rich.table import Table
 
 from flows.cli import app, emit_json, fail, out
-from tasks.config import ConfigError
+from tasks.config import ConfigError, SystemSpec
 
 systems_app = typer.Typer(
     help=(
@@ -44,7 +44,9 @@ def _catalogue(dirs: list[Path] | None) -> Any:
 
 def describe(entry: Any) -> dict[str, Any]:
     """One system as data: what it is, its components, which variables it needs and
-    whether each is set (never their values)."""
+    whether each is set (never their values), and what its agent's environment lacks."""
+    from tasks.systems.preflight import environment_problems
+
     return {
         "name": entry.name,
         "title": entry.title,
@@ -55,6 +57,7 @@ def describe(entry: Any) -> dict[str, Any]:
             role: comp.model_dump(mode="json") for role, comp in entry.components.items()
         },
         "variables": {var: bool(os.environ.get(var)) for var in entry.required_env()},
+        "environment": environment_problems(SystemSpec(name=entry.name, agent=entry.agent)),
         "paper_id": entry.paper_id,
         "source": entry.source,
     }
@@ -62,8 +65,11 @@ def describe(entry: Any) -> dict[str, Any]:
 
 @systems_app.command("list")
 def list_systems(dirs: DirsOpt = None, as_json: JsonOpt = False) -> None:
-    """Every system of the catalogue: name, architecture, title, and whether it is ready
-    to run here (all its variables set)."""
+    """Every system: name, architecture, title, and whether it is ready to run here.
+
+    Ready means its environment variables are set and its agent's environment exists
+    (endpoints are checked when a run starts).
+    """
     catalogue = _catalogue(dirs)
     rows = [describe(catalogue.get(name)) for name in catalogue]
     if as_json:
@@ -75,6 +81,7 @@ def list_systems(dirs: DirsOpt = None, as_json: JsonOpt = False) -> None:
         table.add_column(col)
     for row in rows:
         missing = [v for v, ok in row["variables"].items() if not ok]
+        missing += ["make pipecat-env"] if row["environment"] else []
         status = "[green]ready[/]" if not missing else f"[yellow]needs {', '.join(missing)}[/]"
         table.add_row(row["name"], row["architecture"], row["title"], row["agent"], status)
     out.print(table)
@@ -86,8 +93,11 @@ def show_system(
     dirs: DirsOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """One system: its components (provider, model, settings), the environment variables
-    it needs and whether each is set (values are never printed)."""
+    """One system: components, required variables and whether each is set.
+
+    Components are shown with provider, model and settings as the file writes them
+    (``${VAR}`` unresolved); variable values are never printed.
+    """
     catalogue = _catalogue(dirs)
     try:
         row = describe(catalogue.get(name))
@@ -110,6 +120,8 @@ def show_system(
         out.print("environment variables: none needed")
     for var, ok in row["variables"].items():
         out.print(f"  {var}: {'[green]set[/]' if ok else '[red]not set[/]'}")
+    for problem in row["environment"]:
+        out.print(f"[red]{problem}[/]", highlight=False)
 
 
 def check_systems(config: Any) -> None:

@@ -116,3 +116,19 @@ def test_run_without_the_key_fails_before_any_trial_and_stores_nothing(tmp_path:
     assert "gpt-realtime-1.5" in done.stderr and "OPENAI_API_KEY" in done.stderr
     assert "no trial was started" in done.stderr
     assert not store.exists() and not list(tmp_path.iterdir())
+
+
+def test_sweep_takes_catalogue_names(tmp_path: Path) -> None:
+    from flows.sweep import SweepConfig, sweep_benchmark_config
+
+    base = tmp_path / "base.yaml"
+    base.write_text("mode: text\nsystems: [llm]\n")
+    sweep = SweepConfig(
+        base_config=base, systems=["gpt-realtime-mini", {"name": "t", "agent": "text"}]
+    )
+    config = sweep_benchmark_config(sweep)
+    assert [(s.name, s.agent) for s in config.systems] == [
+        ("gpt-realtime-mini", "pipecat"),
+        ("t", "text"),
+    ]
+    assert config.systems[0].params["architecture"] == "s2s" and config.mode == "text"

@@ -48,7 +48,8 @@ def sweep_benchmark_config(sweep: SweepConfig) -> BenchmarkConfig:
 @flow(name="evaflow-perturbation-sweep", log_prints=False)
 def run_sweep(sweep: SweepConfig | None = None) -> RunSummary:
     """Run the sweep as one benchmark run (resumable by its dated run id)."""
-    config = sweep_benchmark_config(sweep or SweepConfig())
+    sweep = sweep or SweepConfig()
+    config = sweep_benchmark_config(sweep)
     summary = run_benchmark(config)
     if sweep.analyze:
         _analyze(config)

@@ -164,12 +164,24 @@ def run_attempt(spec: TrialSpec, scenario: Scenario, attempt: int) -> AttemptRes
 
 
 def run_trial(spec: TrialSpec, scenario: Scenario) -> TrialResult:
-    """Attempts until one is valid, the agent (not the simulator) failed, or attempts run out."""
+    """Attempts until one is valid, the agent (not the simulator) failed, or attempts run out.
+
+    ``tasks.validate.trial_step`` applies the loop rules (time-limit acceptance, spec 6.3
+    step 5; a trial the agent failed every time is kept as its failure). An attempt kept
+    under them is moved last, so it is the final one; its attempt number is unchanged.
+    """
+    from tasks.validate import trial_step
+
     attempts: list[AttemptResult] = []
     for attempt in range(1, spec.max_attempts + 1):
-        result = run_attempt(spec, scenario, attempt)
-        attempts.append(result)
-        if result.validation.get("valid") or not result.validation.get("should_retry", True):
+        attempts.append(run_attempt(spec, scenario, attempt))
+        step = trial_step([a.validation for a in attempts], spec.max_attempts)
+        if step.keep is not None and step.verdict is not None:
+            kept = attempts.pop(step.keep)
+            kept.validation = step.verdict
+            kept.record.status = step.verdict["status"]
+            attempts.append(kept)
+        if step.stop:
             break
     return TrialResult(spec=spec, attempts=attempts)
 

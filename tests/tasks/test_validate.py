@@ -4,7 +4,7 @@ import pytest
 
 from tasks.metrics.runner import run_metrics
 from tasks.records import MetricScore
-from tasks.validate import validate_attempt
+from tasks.validate import trial_step, validate_attempt
 from tests.tasks.metrics.builders import (
     agent_timeout_record,
     audio_record,
@@ -111,3 +111,156 @@ def test_end_to_end_with_real_gate_metric() -> None:
     silent = silent_agent_record()
     scores = run_metrics(silent, make_scenario(), names=["conversation_valid_end"])
     assert validate_attempt(silent, scores).status == "agent_error"
+
+
+# --------------------------------------------------------------------------- time limit
+
+
+def timed_out(**fields: object):
+    return audio_record(end_reason="max_duration", caller_ended=False, **fields)
+
+
+def verdict(record, *scores: MetricScore) -> dict:
+    return validate_attempt(record, [gate(0.0), *scores]).model_dump(mode="json")
+
+
+def test_time_limited_attempt_is_validated_with_the_gate_skipped() -> None:
+    passed = validate_attempt(timed_out(), [gate(0.0), ubf(), usf({"1": 3})])
+    assert passed.reason == "not_finished" and passed.time_limit_exceeded
+    assert passed.time_limit_checks_passed is True and passed.fault == "agent"
+    failed = validate_attempt(timed_out(), [gate(0.0), ubf(0.0), usf({"1": 3})])
+    assert failed.time_limit_checks_passed is False and failed.fault == "simulator"
+    assert failed.failed_metrics == ["user_behavioral_fidelity"]
+    # Other unfinished ends are not routed through the time-limit path (spec 12.16).
+    other = validate_attempt(
+        audio_record(end_reason="inactivity_timeout", caller_ended=False), [gate(0.0), ubf()]
+    )
+    assert not other.time_limit_exceeded and other.time_limit_checks_passed is None
+    assert other.fault == "simulator"
+
+
+def test_time_limit_accepted_at_once_when_checks_pass() -> None:
+    # Branch: hits >= max_time_limit_attempts (1) and the current attempt passed.
+    verdicts = [verdict(timed_out(), ubf(), usf({"1": 3}))]
+    step = trial_step(verdicts, max_attempts=3)
+    assert step.stop and step.keep == 0 and step.verdict is not None
+    assert step.verdict["valid"] and step.verdict["reason"] == "time_limit_accepted"
+    assert step.verdict["status"] == "ok" and step.verdict["time_limit_accepted"]
+
+
+def test_time_limit_not_accepted_when_checks_fail_is_retried() -> None:
+    # Branch: hits >= 1, the current attempt failed and no earlier one passed: regenerate.
+    verdicts = [verdict(timed_out(), ubf(0.0), usf({"1": 3}))]
+    step = trial_step(verdicts, max_attempts=3)
+    assert not step.stop and step.keep is None
+
+
+def test_time_limit_below_the_hit_count_is_retried() -> None:
+    # Branch: fewer hits than max_time_limit_attempts: regenerate even though checks passed.
+    verdicts = [verdict(timed_out(), ubf(), usf({"1": 3}))]
+    step = trial_step(verdicts, max_attempts=3, max_time_limit_attempts=2)
+    assert not step.stop and step.keep is None
+
+
+def test_time_limit_restores_the_latest_earlier_attempt_that_passed() -> None:
+    # Branch: hits >= 2, current failed -> the most recent earlier passing one is accepted.
+    good = verdict(timed_out(), ubf(), usf({"1": 3}))
+    bad = verdict(timed_out(), ubf(0.0), usf({"1": 3}))
+    plain = verdict(audio_record(), ubf(0.0))  # a non-time-limited failure in between
+    step = trial_step([good, good, plain, bad], max_attempts=5, max_time_limit_attempts=2)
+    assert step.stop and step.keep == 1
+    assert step.verdict is not None and step.verdict["reason"] == "time_limit_accepted"
+    # The latest attempt not being time-limited: no acceptance on its account.
+    assert trial_step([good, plain], max_attempts=5, max_time_limit_attempts=1).keep is None
+
+
+def test_time_limit_with_no_passing_attempt_runs_out() -> None:
+    bad = verdict(timed_out(), ubf(0.0), usf({"1": 3}))
+    step = trial_step([bad, bad, bad], max_attempts=3)
+    assert step.stop and step.keep is None  # a simulator fault every time: dropped
+
+
+def test_agent_caused_failures_on_every_attempt_are_kept_as_an_agent_failure() -> None:
+    from tasks.metrics.runner import NO_TURNS_ERROR
+
+    # An agent that talks without pause: time limit, and no caller turn to judge.
+    silent = [
+        MetricScore(name=n, score=0.0, error=NO_TURNS_ERROR)
+        for n in ("user_behavioral_fidelity", "user_speech_fidelity")
+    ]
+    ran_out = verdict(timed_out(), *silent)
+    assert ran_out["fault"] == "agent" and ran_out["time_limit_checks_passed"] is False
+    assert not trial_step([ran_out, ran_out], max_attempts=3).stop
+    step = trial_step([ran_out] * 3, max_attempts=3)
+    assert step.stop and step.keep == 2 and step.verdict is not None
+    assert step.verdict["valid"] and step.verdict["reason"] == "agent_failed"
+    assert step.verdict["status"] == "agent_error"
+    # One simulator fault among them: the trial is not the agent's failure.
+    sim = verdict(audio_record(), ubf(0.0))
+    assert trial_step([ran_out, sim, ran_out], max_attempts=3).keep is None
+
+
+def _spec(max_attempts: int):
+    from tasks.config import CallerSpec, JudgeSpec, SystemSpec
+    from tasks.trial import TrialSpec
+
+    return TrialSpec(
+        run_id="r",
+        system=SystemSpec(name="s", agent="reference"),
+        domain="airline",
+        scenario_id="1.1.1",
+        condition="clean",
+        trial=0,
+        seed=3,
+        mode="audio",
+        clock="virtual",
+        caller=CallerSpec(),
+        judge=JudgeSpec(),
+        max_attempts=max_attempts,
+        max_duration_s=60.0,
+    )
+
+
+@pytest.mark.parametrize(
+    ("plan", "attempts", "final_reason", "final_status"),
+    [
+        (["bad_limit", "good_limit"], 2, "time_limit_accepted", "ok"),
+        (["ran_out", "ran_out", "ran_out"], 3, "agent_failed", "agent_error"),
+        (["bad_limit", "bad_limit", "bad_limit"], 3, "not_finished", "invalid"),
+    ],
+)
+def test_run_trial_applies_the_loop_rules(
+    monkeypatch: pytest.MonkeyPatch,
+    plan: list[str],
+    attempts: int,
+    final_reason: str,
+    final_status: str,
+) -> None:
+    import tasks.trial as trial_mod
+    from tasks.metrics.runner import NO_TURNS_ERROR
+
+    silent = [
+        MetricScore(name=n, score=0.0, error=NO_TURNS_ERROR)
+        for n in ("user_behavioral_fidelity", "user_speech_fidelity")
+    ]
+    kinds = {
+        "good_limit": [ubf(), usf({"1": 3})],
+        "bad_limit": [ubf(0.0), usf({"1": 3})],
+        "ran_out": silent,
+    }
+    steps = iter(plan)
+
+    def fake_attempt(spec, scenario, attempt):  # type: ignore[no-untyped-def]
+        record = timed_out(attempt=attempt)
+        result = validate_attempt(record, [gate(0.0), *kinds[next(steps)]])
+        record.status = result.status
+        return trial_mod.AttemptResult(record=record, validation=result.model_dump(mode="json"))
+
+    monkeypatch.setattr(trial_mod, "run_attempt", fake_attempt)
+    result = trial_mod.run_trial(_spec(3), None)  # type: ignore[arg-type]
+    assert len(result.attempts) == attempts
+    final = result.final
+    assert final.validation["reason"] == final_reason
+    assert final.record.status == final_status
+    assert final.validation["valid"] is (final_reason != "not_finished")
+    assert final.record.attempt == attempts

@@ -14,8 +14,8 @@ from pydantic import (
     ConfigDict,
     Field,
     ValidationError,
+    ValidationInfo,
     field_validator,
-    model_validator,
 )
 
 DOMAINS = ("airline", "itsm", "medical_hr")
@@ -116,13 +116,14 @@ class BenchmarkConfig(BaseModel):
         default="./evaflow-data", description="Store root: a directory or fsspec URL"
     )
     scenarios: ScenarioSource = Field(default_factory=ScenarioSource)
+    # Before ``systems``: validating those reads it (catalogue names are looked up there too).
+    systems_dirs: list[Path] = Field(
+        default_factory=list, description="Extra systems-catalogue directories (*.yaml files)"
+    )
     systems: list[SystemSpec] = Field(
         default_factory=lambda: [SystemSpec(name="reference", agent="reference")],
         min_length=1,
         description="Systems under test; a plain string is a systems-catalogue name",
-    )
-    systems_dirs: list[Path] = Field(
-        default_factory=list, description="Extra systems-catalogue directories (*.yaml files)"
     )
     caller: CallerSpec = Field(default_factory=CallerSpec)
     judge: JudgeSpec = Field(default_factory=JudgeSpec)
@@ -141,15 +142,15 @@ class BenchmarkConfig(BaseModel):
     batch_size: int = Field(default=8, ge=1, le=10000, description="Trials per committed batch")
     report: bool = Field(default=True, description="Write the HTML report at the end")
 
-    @model_validator(mode="before")
+    @field_validator("systems", mode="before")
     @classmethod
-    def _catalogue_systems(cls, raw: Any) -> Any:
+    def _catalogue_systems(cls, value: Any, info: ValidationInfo) -> Any:
         """``systems: [gpt-realtime-1.5, ...]``: catalogue names become their specs."""
-        if not isinstance(raw, dict) or not isinstance(raw.get("systems"), list):
-            return raw
+        if not isinstance(value, list):
+            return value
         from tasks.systems.catalogue import expand_systems
 
-        return {**raw, "systems": expand_systems(raw["systems"], raw.get("systems_dirs") or [])}
+        return expand_systems(value, info.data.get("systems_dirs") or [])
 
     @field_validator("run_id")
     @classmethod

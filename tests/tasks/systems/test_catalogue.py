@@ -143,7 +143,7 @@ def test_systems_dirs_in_a_run_config(tmp_path: Path) -> None:
         ("my-bot", "pipecat"),
         ("reference", "reference"),
     ]
-    with pytest.raises(ConfigError, match="unknown system 'nope'; valid names: "):
+    with pytest.raises(ConfigError, match="field 'systems'.*unknown system 'nope'; valid names: "):
         parse_config({"systems": ["nope"]}, source="run.yaml")
 
 

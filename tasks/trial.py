@@ -116,8 +116,19 @@ def expand_trials(
     return specs
 
 
+def clock_used(spec: TrialSpec) -> str:
+    """The clock an attempt of ``spec`` runs on: external agents are always real time."""
+    if spec.mode != "audio":
+        return "none"
+    from tasks.simulate.external import EXTERNAL, is_url
+
+    external = is_url(spec.system.agent) or spec.system.agent == EXTERNAL
+    return "realtime" if external else spec.clock
+
+
 def _failed_record(spec: TrialSpec, attempt: int, error: str) -> AttemptRecord:
     return AttemptRecord(
+        clock=clock_used(spec),  # type: ignore[arg-type]
         attempt_id=spec.attempt_id(attempt),
         run_id=spec.run_id,
         system=spec.system.name,

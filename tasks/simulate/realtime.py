@@ -46,7 +46,7 @@ from tasks.simulate.channel import caller_channel
 from tasks.simulate.clock import FRAME_S
 from tasks.simulate.config import SimulationConfig
 from tasks.simulate.external import external_url
-from tasks.simulate.record import finish_record, new_gateway, new_record
+from tasks.simulate.record import finish_record, harness_failure, new_gateway, new_record
 from tasks.simulate.stt_pool import PooledCallerRecognizer
 from tasks.simulate.tracks import CLEAN_RATE
 from tasks.simulate.voices import persona_style, trial_voice
@@ -413,8 +413,13 @@ async def simulate_realtime_async(scenario: Scenario, config: SimulationConfig) 
     """
     started = time.perf_counter()
     config = config.model_copy(update={"mode": "audio", "clock": "realtime"})
-    attempt = await asyncio.to_thread(_Attempt, scenario, config)
-    await asyncio.wrap_future(attempt.recognizer.warm())
+    try:
+        attempt = await asyncio.to_thread(_Attempt, scenario, config)
+        await asyncio.wrap_future(attempt.recognizer.warm())
+    except Exception as exc:  # noqa: BLE001 - stored, with the clock this attempt ran on
+        failed = harness_failure(scenario, config, exc)
+        failed.wall_s = time.perf_counter() - started
+        return failed
     side: RealtimeCallerSide | None = None
     outcome: tuple[EndReason, str | None, float] = ("harness_error", None, 0.0)
     try:

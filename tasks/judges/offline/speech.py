@@ -34,12 +34,13 @@ date, time, flight number, seat, gate, phone number and email in the intended te
 be found (canonical value) in the recognised text for rating 1, else 0; turns with none of
 them have has_entities=false. {_SCOPE_COMMON}"""
 
-USER_SCOPE = f"""User speech fidelity, rule-based: per caller turn, 1 if nothing was
-recognised or under 30% of the intended words were; 2 if an entity of the intended text is
-missing from the recognised text (the spec rates that 1, but our recogniser misses 10-35%
-of spelled codes on its own, so a miss is no evidence against the caller; parameter
-user_entity_error_rating=1 restores the spec's rule) or fewer than 70% of the words were
-recognised; else 3. {_SCOPE_COMMON}"""
+USER_SCOPE = f"""User speech fidelity, rule-based (spec 4.5): per caller turn, 1 if nothing
+was recognised, under 30% of the intended words were, or an entity of the intended text is
+missing from the recognised text (the spec's "1 any entity error or a major error"); 2 if
+fewer than 70% of the words were recognised; else 3. Our recogniser also misses some
+spelled codes on its own, which this rule charges to the caller and so regenerates the
+attempt; parameter user_entity_error_rating=2 rates such a miss 2 instead (no human labels
+of this metric exist to measure which reading agrees better). {_SCOPE_COMMON}"""
 
 TTS_SCOPE = f"""TTS fidelity, rule-based: per assistant turn, rating 0 with failure modes
 entity_error (an entity missing), truncation (under 60% of the last third of the words
@@ -60,6 +61,8 @@ _CHECKED = {
     "email",
     "airport_code",
 }
+# Spec 4.5, user_speech_fidelity: "1 any entity error or a major error".
+USER_ENTITY_ERROR_RATING = 1
 _TAG = re.compile(r"\[[a-z ]+\]", re.IGNORECASE)
 _CUT = re.compile(
     r"\[(?:likely cut off by user|likely cut off by assistant|speaker likely cut itself off)\].*",
@@ -156,7 +159,7 @@ def _user_turn(
     intended: str,
     heard: str,
     language: str,
-    entity_error_rating: int = 2,
+    entity_error_rating: int = USER_ENTITY_ERROR_RATING,
     known: frozenset[str] | None = None,
 ) -> dict[str, Any]:
     missing = [e.value for e in _entities(intended) if not heard_as(e, heard)[0]]
@@ -219,7 +222,7 @@ def judge_speech(task: JudgeTask, params: Mapping[str, Any]) -> OfflineAnswer:
     known = getattr(transcriber, "vocabulary", None)
     rate_turn: Callable[..., dict[str, Any]] = _agent_turn
     if inp.variant == "user":
-        rating = int(params.get("user_entity_error_rating", 2))
+        rating = int(params.get("user_entity_error_rating", USER_ENTITY_ERROR_RATING))
         rate_turn = partial(_user_turn, entity_error_rating=rating, known=known)
     elif inp.variant == "tts":
         rate_turn = partial(_tts_turn, known=known)

@@ -29,8 +29,7 @@ def test_offline_judge_per_turn_ratings(tmp_path: Path) -> None:
     assert result.details["per_turn_ratings"] == {"1": 3, "2": 3}
     assert (result.score, result.normalized_score) == (3.0, 1.0)
     wrong = scripted_transcriber("my code is a b d one two three last name doe", "thanks goodbye")
-    strict = {"transcriber": wrong, "user_entity_error_rating": 1}
-    failed = score(record, JudgeConfig(name="offline", params=strict))
+    failed = score(record, JudgeConfig(name="offline", params={"transcriber": wrong}))
     assert failed.details["per_turn_ratings"]["1"] == 1  # an entity error fails validation
 
 

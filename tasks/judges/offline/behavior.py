@@ -16,7 +16,9 @@ SCOPE = """Rule-based check of the simulated caller against its instructions, ju
 it said (intended text). premature_ending: the caller ended the call right after the agent
 asked it a question that was not a closing question, before any write tool ran, while the
 agent was progressing (no failed tool call in that or the previous turn, no transfer offer,
-no statement that it cannot help). missing_information: the agent requested an item the
+no statement that it cannot help or hit an error, and not stalled: its last three replies
+were not all echoes of the caller's turn or repeats of its own previous reply with no tool
+call among them). missing_information: the agent requested an item the
 caller's instructions hold (a question or request naming the item's key words; yes/no
 confirmations do not count) and no later caller turn gave its value or a value of a
 variant of the item, and no write tool succeeded afterwards. duplicate_modifications: the
@@ -79,6 +81,15 @@ _CANNOT = re.compile(
     re.I,
 )
 _TRANSFER = re.compile(r"\b(transfer|live agent|representative|human agent|supervisor)\b", re.I)
+_ERRED = re.compile(
+    r"\b(an error|encountered an error|something went wrong|technical (?:issue|problem|difficult))",
+    re.I,
+)
+# A stalled agent: this many replies in a row that only parrot the caller or repeat
+# themselves, with no tool call among them (spec 4.5: "agent stuck" exonerates the caller).
+STALL_TURNS = 3
+ECHO_SHARE = 0.6  # share of the caller's content words a parroting reply repeats
+REPEAT_SHARE = 0.8  # word overlap (Jaccard) of a reply with the agent's previous one
 
 
 def _failed(item: TraceItem) -> bool:
@@ -93,8 +104,9 @@ def _failed(item: TraceItem) -> bool:
 def premature_ending(inp: BehaviorInput) -> str | None:
     """Hanging up on a pending question while the agent was competently progressing toward
     a needed write. Exonerated (spec 4.5): a write already ran, a tool failed in that turn
-    or the turn before (the question is a retry offer), the agent offered a transfer or
-    said it cannot help, or its question was a closing one."""
+    or the turn before (the question is a retry offer), the agent offered a transfer,
+    said it cannot help or hit an error, was stalled (:func:`stalled`), or its question
+    was a closing one."""
     if not inp.caller_ended:
         return None
     agent = [t for t in inp.trace if t.kind == "assistant"]
@@ -103,12 +115,44 @@ def premature_ending(inp: BehaviorInput) -> str | None:
     last = agent[-1]
     failed = any(_failed(t) and last.turn_id - 1 <= t.turn_id <= last.turn_id for t in inp.trace)
     stuck = bool(_CANNOT.search(last.text) or _TRANSFER.search(last.text))
+    stuck = stuck or bool(_ERRED.search(last.text)) or stalled(inp.trace)
     question = last.text.rstrip().endswith("?") and not _CLOSING.search(last.text)
     if question and not failed and not stuck:
         return (
             f"the caller hung up after the agent asked (turn {last.turn_id}): {last.text[-120:]!r}"
         )
     return None
+
+
+def _content(text: str) -> set[str]:
+    return {w for w in re.findall(r"[a-z0-9']+", text.lower()) if len(w) > 2}
+
+
+def _parrots(reply: str, caller: str, previous: str | None) -> bool:
+    """The reply repeats the caller's turn or the agent's own previous reply."""
+    said, words = _content(caller), _content(reply)
+    if len(said) >= 2 and len(said & words) >= ECHO_SHARE * len(said):
+        return True
+    if previous is None or not words:
+        return False
+    before = _content(previous)
+    return len(words & before) >= REPEAT_SHARE * len(words | before)
+
+
+def stalled(trace: list[TraceItem]) -> bool:
+    """The agent's last ``STALL_TURNS`` replies (greeting excluded) only parroted the
+    caller or repeated themselves, and it called no tool in those turns: it was not
+    progressing, so hanging up on it is not premature (spec 4.5, "agent stuck")."""
+    replies = [t for t in trace if t.kind == "assistant" and t.turn_id > 0]
+    if len(replies) < STALL_TURNS:
+        return False
+    recent = replies[-STALL_TURNS:]
+    first = recent[0].turn_id
+    if any(t.kind == "tool_call" and t.turn_id >= first for t in trace):
+        return False
+    caller = {t.turn_id: t.text for t in trace if t.kind == "user"}
+    previous = {r.turn_id: p.text for p, r in zip(replies, replies[1:], strict=False)}
+    return all(_parrots(r.text, caller.get(r.turn_id, ""), previous.get(r.turn_id)) for r in recent)
 
 
 def _info_items(goal: dict[str, Any]) -> dict[str, str]:

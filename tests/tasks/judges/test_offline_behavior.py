@@ -123,6 +123,52 @@ def test_hanging_up_after_a_failure_or_a_transfer_offer_is_not() -> None:
     assert detected(hang_up_after(transfer)) == set()
 
 
+def echo_call(caller_lines: list[str]) -> list[TraceItem]:
+    trace = [agent(0, "Hello! How can I help?")]
+    for turn, line in enumerate(caller_lines, start=1):
+        trace += [user(turn, line), agent(turn, f"I heard: {line}")]
+    return [*trace, user(len(caller_lines) + 1, "This isn't working. Goodbye.")]
+
+
+def test_hanging_up_on_a_parroting_agent_is_not_premature() -> None:
+    # The echo agent's last reply ends with the caller's own question; the agent never
+    # progressed (spec 4.5: not flagged when the agent was stuck).
+    lines = [
+        "My monitor died, can you help?",
+        "My employee ID is E M P five five zero five two three.",
+        "The last four are nine one three one. Can you open a ticket?",
+    ]
+    assert detected(echo_call(lines)) == set()
+    # Fewer parroting turns than STALL_TURNS is not yet a stall.
+    assert detected(echo_call(lines[-1:])) == {"premature_ending"}
+
+
+def test_an_agent_repeating_itself_or_erring_is_not_progressing() -> None:
+    ask = "Could you tell me which day suits you for a technician visit?"
+    looping = [agent(0, "Hello! How can I help?")]
+    lines = ["My monitor died.", "Tuesday.", "I said Tuesday!", "Tuesday, please."]
+    for turn, line in enumerate(lines, start=1):
+        looping += [user(turn, line), agent(turn, ask)]
+    # The first ask is progress; the three repeats after it are a stall.
+    assert detected([*looping, user(5, "Goodbye.")]) == set()
+    assert detected([*looping[:-2], user(4, "Goodbye.")]) == {"premature_ending"}
+    erred = [agent(1, "I'm sorry, I encountered an error processing your request. Try again?")]
+    assert detected(hang_up_after(erred)) == set()
+
+
+def test_a_progressing_agent_that_reads_back_is_still_judged() -> None:
+    trace = [
+        agent(0, "Hello! How can I help?"),
+        user(1, "My monitor died, I'm E M P five five zero five two three."),
+        *tool(1, "verify_employee"),
+        agent(1, "Thanks, you're verified. What are the last four digits of your phone?"),
+        user(2, "Nine one three one."),
+        agent(2, "Nine one three one, got it. Which day suits you for a visit?"),
+        user(3, "Goodbye."),
+    ]
+    assert detected(trace) == {"premature_ending"}
+
+
 def auth_call(reply: str, after: list[TraceItem] | None = None) -> list[TraceItem]:
     return [
         agent(0, "Hello! How can I help?"),

@@ -61,7 +61,13 @@ def attempt_values(store: Store, run_id: str) -> pd.DataFrame:
     merged["value"] = merged["normalized_score"].where(
         merged["normalized_score"].notna(), merged["score"]
     )
-    merged.loc[merged["error"].notna() | merged["skipped"], "value"] = float("nan")
+    # The metric's error, not the attempt's ("the agent ended the call" is no metric error).
+    metric_error = merged["error_m"] if "error_m" in merged.columns else merged["error"]
+    merged.loc[metric_error.notna() | merged["skipped"].astype(bool), "value"] = float("nan")
+    # An agent failure kept for scoring fails the composites it left null (nothing to
+    # score, e.g. no turns): failures of the agent are scored, not excluded.
+    null_composite = merged["metric"].isin(COMPOSITE_DIMENSIONS) & merged["value"].isna()
+    merged.loc[null_composite & (merged["status"] == "agent_error"), "value"] = 0.0
     out = merged.rename(columns={"metric": "dimension"})
     # Keep every scenario cell in the frame, even when no attempt was valid, so that
     # all-invalid scenarios are counted as excluded rather than silently dropped.

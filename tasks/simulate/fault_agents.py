@@ -13,7 +13,12 @@ Registered (``FAULT_AGENTS``):
 * ``never_ends``: talks without pause and never hangs up;
 * ``flood``: sends audio far faster than real time;
 * ``delay``: a well-behaved agent that answers each caller turn after a known delay and
-  reports it in an ``agent_timing`` event (the timing calibration target).
+  reports it in an ``agent_timing`` event (the timing calibration target);
+* ``echo``: a real but useless agent: it answers every caller turn with "I heard: ..." and
+  after ``turns`` turns (default 6) says goodbye and hangs up with ``end_call``. It never
+  calls a tool, so it must score 0 on task completion, not be regenerated away.
+
+:class:`EchoSession` is the same agent in text form (agent ``echo``, text mode).
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ from websockets.exceptions import ConnectionClosed
 
 from perturbations.audio import Clip
 from scenarios.registry import Registry
+from tasks.simulate.policy import AgentReply
 from tasks.voice.telephony import FRAME_BYTES, WIRE_RATE, frames, to_wire, ulaw_decode
 from tasks.voice.vad import EnergyVAD, VadConfig
 
@@ -224,6 +230,50 @@ async def delay(ws: ServerConnection, params: dict[str, Any]) -> None:
             achieved_ms = (time.perf_counter() - heard_end - FRAME_S) * 1000
             await ws.send(json.dumps({"event": "agent_timing", "latency_ms": achieved_ms}))
             await send_paced(ws, state.sid, reply)
+
+
+ECHO_TURNS = 6  # caller turns the echo agent answers before it hangs up
+ECHO_GREETING = "Hello! How can I help you today?"
+
+
+class EchoSession:
+    """The echo agent as a text session: parrots each caller turn, hangs up after ``turns``."""
+
+    def __init__(self, turns: int = ECHO_TURNS) -> None:
+        self.turns, self.answered = turns, 0
+
+    def greet(self) -> AgentReply:
+        return AgentReply(text=ECHO_GREETING)
+
+    def respond(self, heard: str) -> AgentReply:
+        self.answered += 1
+        echo = f"I heard: {heard.strip() or '...'}"
+        if self.answered >= self.turns:
+            return AgentReply(text=f"{echo} Goodbye!", kind="closing", end_call=True)
+        return AgentReply(text=echo)
+
+
+@FAULT_AGENTS.register("echo")
+async def echo(ws: ServerConnection, params: dict[str, Any]) -> None:
+    """Over the wire it has no recogniser: it says (``agent_text``) and plays (a tone) its
+    echo of each turn, then sends ``end_call`` after ``turns`` turns."""
+    state = CallState(endpoint_ms=int(params.get("endpoint_ms", 700)))
+    reader = _reader(ws, state)
+    session = EchoSession(int(params.get("turns", ECHO_TURNS)))
+    await greet(ws, state)
+    with contextlib.suppress(ConnectionClosed):
+        while await next_turn_end(state, reader) is not None:
+            await asyncio.sleep(0.5)
+            reply = session.respond("")
+            text = {"event": "agent_text", "streamSid": state.sid, "kind": "response"}
+            await ws.send(json.dumps(text | {"text": reply.text}))
+            await send_paced(ws, state.sid, tone(1.0))
+            if reply.end_call:
+                await ws.send(
+                    json.dumps({"event": "end_call", "streamSid": state.sid, "reason": "goodbye"})
+                )
+                break
+        await reader
 
 
 @asynccontextmanager

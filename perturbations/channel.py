@@ -1,21 +1,40 @@
 """The caller's side of the line for one trial under one condition.
 
-``make_channel(condition, seed)`` gives a stateful ``Channel``:
+``make_channel(condition, seed)`` gives a ``Channel``:
 
 * ``voice(base)``: the caller's voice (accent drawn once per channel);
 * ``speech(clip)``: caller speech with background noise and connection degradation;
 * ``ambient(seconds, rate)``: what the open mic sends while the caller is silent (noise at
   the ambient level, or digital silence).
 
-Speech and ambient audio consume one looping noise stream with one cursor (spec 8.2).
-Each axis draws from its own random stream derived from the seed, so the same seed gives
-byte-identical audio, and e.g. ``noise`` and ``accent+noise`` hear the same noise. Derive
-the seed with ``derive_seed(run, scenario, trial, condition)`` so every agent under test
-hears the same caller. Not thread-safe: one channel per conversation.
+Every caller utterance is perturbed independently of what happened before on the wire:
+utterance ``k`` (the k-th ``speech`` call, counted from 0) mixes noise from a point of the
+loop drawn from ``(seed, "noise", "utterance", k)`` and goes through a connection drawn from
+``(seed, "connection", "utterance", k)``. So however long the agent took to answer, and
+however much ambient audio the open mic sent meanwhile, the same trial's k-th utterance
+leaves the phone as the same bytes for every agent under test. The reference (spec 8.2)
+instead shares one noise cursor between speech and ambient frames, which lets the agent's
+timing move the noise under the caller's next turn; we deliberately do not.
+
+Ambient noise is seeded per gap: gap ``g`` is the open mic after ``g`` utterances have been
+perturbed (gap 0 before the first), starting at a point drawn from ``(seed, "noise", "gap",
+g)`` and running on continuously for as long as the gap lasts. Between utterances the caller
+thus hears one continuous stretch of the same room; only at the start of each utterance and
+gap does the noise jump to another point of the loop (inaudible in noise, and unavoidable if
+speech must not depend on how long the gap was). The noise loop itself is generated once
+per channel from ``(seed, "noise", "loop")``.
+
+Each axis draws from its own random stream, so e.g. ``noise`` and ``accent+noise`` built
+with the same seed hear the same noise. The seed comes from the caller of ``make_channel``;
+a simulated trial derives it from (run seed, scenario, condition, trial) so every agent
+under test hears the same caller. Speech and ambient may be asked for from two threads (a
+real-time call prepares its next utterance while the open mic keeps sending); a lock keeps
+the counters and the lazily generated loop consistent.
 """
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -25,21 +44,28 @@ from perturbations.audio import AudioError, Clip, VoiceSpec
 from perturbations.conditions import ConditionSpec, get_condition
 from perturbations.connection import apply_connection
 from perturbations.noise import NoiseStream, ambient_clip, load_noise, mix_at_snr
-from perturbations.seeding import derive_seed
+from perturbations.seeding import derive_seed, make_rng
 
 
 class Channel:
-    """Stateful perturbation of one caller's audio; see the module docstring."""
+    """Seeded perturbation of one caller's audio; see the module docstring."""
 
     def __init__(self, condition: ConditionSpec, seed: int, noise_dir: Path | str | None = None):
         self.condition = condition
         self.seed = seed
         self.noise_dir = Path(noise_dir) if noise_dir is not None else None
-        self._noise_rng = np.random.default_rng(derive_seed(seed, "noise"))
-        self._connection_rng = np.random.default_rng(derive_seed(seed, "connection"))
         self._accent_rng = np.random.default_rng(derive_seed(seed, "accent"))
-        self._stream: NoiseStream | None = None
+        self._lock = threading.Lock()
+        self._loop: np.ndarray | None = None
+        self._rate: int | None = None
+        self._utterances = 0
+        self._gap: tuple[int, NoiseStream] | None = None
         self._voice: VoiceSpec | None = None
+
+    @property
+    def utterances(self) -> int:
+        """Caller utterances perturbed so far (also the index of the current ambient gap)."""
+        return self._utterances
 
     def voice(self, base: VoiceSpec | None = None) -> VoiceSpec:
         """The caller's voice: ``base`` unless the condition draws an accent (drawn once)."""
@@ -50,28 +76,40 @@ class Channel:
             self._voice = apply_accent(base, self.condition.accent, self._accent_rng)
         return self._voice
 
-    def _noise(self, n: int, rate: int) -> np.ndarray:
+    def _noise_loop(self, rate: int) -> np.ndarray:
         params = self.condition.noise
         assert params is not None
-        if self._stream is None:
-            loop = load_noise(params.source, params.loop_s, rate, self._noise_rng, self.noise_dir)
-            start = int(self._noise_rng.integers(0, loop.size))
-            self._stream = NoiseStream(loop, rate, start)
-        elif self._stream.rate != rate:
+        if self._loop is None:
+            rng = make_rng(self.seed, "noise", "loop")
+            self._loop = load_noise(params.source, params.loop_s, rate, rng, self.noise_dir)
+            self._rate = rate
+        elif self._rate != rate:
             raise AudioError(
-                f"channel noise runs at {self._stream.rate} Hz, got {rate} Hz audio "
+                f"channel noise runs at {self._rate} Hz, got {rate} Hz audio "
                 "(use one sample rate per channel)"
             )
-        return self._stream.take(n)
+        return self._loop
+
+    def _stream(self, rate: int, *where: object) -> NoiseStream:
+        """The noise loop from a point drawn from ``where`` (an utterance or a gap)."""
+        loop = self._noise_loop(rate)
+        start = int(make_rng(self.seed, "noise", *where).integers(0, loop.size))
+        return NoiseStream(loop, rate, start)
 
     def speech(self, clip: Clip) -> Clip:
         """Caller speech as it leaves the caller's phone: noise, then the connection."""
         clip.validate()
-        if self.condition.noise is not None:
-            noise = self._noise(clip.n_samples, clip.rate)
-            clip = mix_at_snr(clip, noise, self.condition.noise.snr_db)
+        noise = self.condition.noise
+        with self._lock:
+            index = self._utterances
+            self._utterances += 1
+            if noise is not None:
+                segment = self._stream(clip.rate, "utterance", index).take(clip.n_samples)
+        if noise is not None:
+            clip = mix_at_snr(clip, segment, noise.snr_db)
         if self.condition.connection is not None:
-            clip = apply_connection(clip, self.condition.connection, self._connection_rng)
+            rng = make_rng(self.seed, "connection", "utterance", index)
+            clip = apply_connection(clip, self.condition.connection, rng)
         return clip
 
     def ambient(self, seconds: float, rate: int) -> Clip:
@@ -82,7 +120,12 @@ class Channel:
         noise = self.condition.noise
         if noise is None or not noise.ambient:
             return Clip.silence(seconds, rate)
-        return ambient_clip(self._noise(n, rate), rate, noise.snr_db)
+        with self._lock:
+            if self._gap is None or self._gap[0] != self._utterances:
+                self._gap = (self._utterances, self._stream(rate, "gap", self._utterances))
+            self._noise_loop(rate)  # one sample rate per channel
+            samples = self._gap[1].take(n)
+        return ambient_clip(samples, rate, noise.snr_db)
 
 
 def make_channel(

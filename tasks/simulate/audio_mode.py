@@ -21,7 +21,7 @@ from tasks.simulate import protocol as wire
 from tasks.simulate.agents import AgentContext, get_agent
 from tasks.simulate.call import CallerSide
 from tasks.simulate.callers import build_caller
-from tasks.simulate.channel import caller_channel
+from tasks.simulate.channel import trial_channel
 from tasks.simulate.config import SimulationConfig
 from tasks.simulate.meter import ComputeMeter
 from tasks.simulate.record import finish_record, new_gateway, new_record
@@ -67,7 +67,7 @@ async def simulate_audio_async(scenario: Scenario, config: SimulationConfig) -> 
     record = new_record(scenario, config)
     rng = _seed(config, scenario)
     style = persona_style(str(scenario.user_config.get("user_persona") or ""))
-    channel = caller_channel(config.condition, rng.getrandbits(32), config.noise_dir)
+    channel = trial_channel(scenario, config, rng)
     voice = trial_voice(scenario, style, config, channel, rng)
     recognizer = await asyncio.to_thread(
         caller_recognizer, scenario, config.caller_stt, config.cache_dir, config.seed

@@ -42,7 +42,7 @@ from tasks.simulate.audio_mode import _fill_from_call, _seed
 from tasks.simulate.bridge import BridgeConfig, serve_tool_bridge
 from tasks.simulate.call import CallEnded, CallerSide
 from tasks.simulate.callers import build_caller
-from tasks.simulate.channel import caller_channel
+from tasks.simulate.channel import trial_channel
 from tasks.simulate.clock import FRAME_S
 from tasks.simulate.config import SimulationConfig
 from tasks.simulate.external import external_url
@@ -366,7 +366,7 @@ class _Attempt:
         self.record = new_record(scenario, config)
         self.rng = _seed(config, scenario)
         self.style = persona_style(str(scenario.user_config.get("user_persona") or ""))
-        self.channel = caller_channel(config.condition, self.rng.getrandbits(32), config.noise_dir)
+        self.channel = trial_channel(scenario, config, self.rng)
         self.voice = trial_voice(scenario, self.style, config, self.channel, self.rng)
         # Decoding holds the GIL: in a worker process it cannot delay this or any other call.
         self.recognizer = PooledCallerRecognizer(

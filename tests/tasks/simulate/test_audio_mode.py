@@ -9,15 +9,21 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from websockets.asyncio.server import ServerConnection, serve
 
+from perturbations import CONDITIONS, Clip, VoiceSpec
+from perturbations.channel import Channel, make_channel
 from scenarios.loader import load_eva_scenarios
 from scenarios.models import Scenario
 from tasks.records import AttemptRecord
 from tasks.simulate import SimulationConfig, simulate
 from tasks.simulate import protocol as wire
 from tasks.simulate.agents import AGENTS
+from tasks.simulate.call import CLEAN_FRAME
+from tasks.simulate.channel import AMBIENT_CHUNK_S, AmbientFeed, channel_seed
+from tasks.simulate.tracks import CLEAN_RATE
 
 Handler = Callable[[ServerConnection], Awaitable[None]]
 
@@ -233,3 +239,101 @@ def test_a_regenerated_attempt_gets_another_delivery(
     retake = _caller_voice(simulate(scenario, base.model_copy(update={"attempt": 2})))
     assert retake["voice"] == first["voice"]
     assert (retake["rate_wpm"], retake["pitch"]) != (first["rate_wpm"], first["pitch"])
+
+
+# ----------------------------------------------------------------------------- agent timing
+
+AGENT_LINES = ["Hello! How can I help you today?", "Okay, noted."]
+
+
+def paced_agent(delay_s: float, lines: list[bytes]) -> Handler:
+    """Says the same lines, each ``delay_s`` after the caller stops talking (call time)."""
+
+    async def handler(ws: ServerConnection) -> None:
+        sid, due, said = "", 0, 0
+        async for raw in ws:
+            message = wire.parse_caller_message(raw)
+            if isinstance(message, wire.Start):
+                sid = message.streamSid
+            elif isinstance(message, wire.UserSpeechStop):
+                due = round(message.timestamp_ms / 20 + delay_s / 0.02)
+            elif isinstance(message, wire.Sync):
+                if due is not None and message.sync.tick >= due:
+                    await ws.send(wire.media_message(sid, lines[min(said, len(lines) - 1)]))
+                    due, said = None, said + 1
+                await ws.send(wire.encode(message))
+
+    return handler
+
+
+@pytest.fixture(scope="module")
+def agent_lines() -> list[bytes]:
+    from tasks.voice.telephony import to_wire
+    from tasks.voice.tts import synthesize
+
+    return [to_wire(synthesize(line, VoiceSpec(voice="en-us"))) for line in AGENT_LINES]
+
+
+def _caller_utterances(
+    monkeypatch: pytest.MonkeyPatch, scenario: Scenario, config: SimulationConfig
+) -> tuple[AttemptRecord, list[bytes]]:
+    """The call, and every caller utterance as it left the caller's phone."""
+    spoken: list[bytes] = []
+    speech = Channel.speech
+
+    def recording(self: Channel, clip: Clip) -> Clip:
+        out = speech(self, clip)
+        spoken.append(out.samples.tobytes())
+        return out
+
+    monkeypatch.setattr(Channel, "speech", recording)
+    record = simulate(scenario, config)
+    monkeypatch.setattr(Channel, "speech", speech)
+    return record, spoken
+
+
+@pytest.mark.parametrize("condition", sorted(CONDITIONS.names()))
+def test_agents_with_other_timing_hear_byte_identical_caller_audio(
+    monkeypatch: pytest.MonkeyPatch,
+    tiny: Scenario,
+    cache_dir: Path,
+    agent_lines: list[bytes],
+    condition: str,
+) -> None:
+    """A quick and a slow agent, the same words: the open mic sends seconds more ambient
+    audio to the slow one, yet every caller utterance is the same bytes."""
+    heard = []
+    for delay_s in (0.3, 3.5):
+        name = fake_agent(f"test-paced-{delay_s}", paced_agent(delay_s, agent_lines))
+        config = SimulationConfig(
+            mode="audio", agent=name, condition=condition, cache_dir=cache_dir, seed=3, trial=1
+        )
+        record, spoken = _caller_utterances(monkeypatch, tiny, config)
+        assert record.end_reason == "goodbye", record.error
+        heard.append((record.duration_s, spoken))
+    (quick_s, quick), (slow_s, slow) = heard
+    assert slow_s > quick_s + 2.5  # the slow agent really was slower
+    assert len(quick) >= 2 and quick == slow
+
+
+def test_open_mic_starts_each_gap_where_the_channel_seeds_it() -> None:
+    """The feed drops what is left of its chunk when the caller speaks, so gap 1 sounds
+    the same however much of gap 0 the agent's timing used up."""
+    speech = Clip(np.full(1600, 0.1, np.float32), CLEAN_RATE)
+    fed = make_channel("noise", 4)
+    feed = AmbientFeed(fed, CLEAN_RATE, CLEAN_FRAME)
+    for _ in range(7):
+        feed.next_frame()
+    fed.speech(speech)
+    fresh = make_channel("noise", 4)
+    fresh.speech(speech)
+    expected = fresh.ambient(AMBIENT_CHUNK_S, CLEAN_RATE).samples[:CLEAN_FRAME]
+    assert np.array_equal(feed.next_frame(), expected)
+
+
+def test_channel_seed_leaves_the_agent_out(tiny: Scenario) -> None:
+    base = SimulationConfig(mode="audio", condition="noise", seed=3, trial=1)
+    seed = channel_seed(tiny, base)
+    assert channel_seed(tiny, base.model_copy(update={"agent": "text"})) == seed
+    for change in ({"trial": 2}, {"seed": 4}, {"condition": "accent+noise"}):
+        assert channel_seed(tiny, base.model_copy(update=change)) != seed

@@ -1,0 +1,1 @@
+"""Local fakes of the model services the systems talk to (tests only)."""

@@ -13,6 +13,7 @@ from prefect.futures import as_completed
 from pydantic import BaseModel, Field
 
 from tasks.config import BenchmarkConfig
+from tasks.config_checks import resume_config, stored_config_json
 from tasks.sources import load_source
 from tasks.steps import run_trial_step
 from tasks.store import Store
@@ -70,6 +71,12 @@ def task_runner_for(config: BenchmarkConfig) -> Any:
     )
 
 
+def _recover(store: Store, run_id: str, logger: Any) -> None:
+    recovery = store.recover(run_id)
+    if not recovery.clean:
+        logger.warning("recovered run %s: %s", run_id, recovery)
+
+
 def _write_run_row(store: Store, config: BenchmarkConfig) -> None:
     from importlib.metadata import version
 
@@ -91,8 +98,12 @@ def _write_run_row(store: Store, config: BenchmarkConfig) -> None:
 
 
 @flow(name="evaflow-benchmark", log_prints=False, validate_parameters=True)
-def run_benchmark(config: BenchmarkConfig) -> RunSummary:
-    """Run (or resume) a benchmark; every trial is stored exactly once."""
+def run_benchmark(config: BenchmarkConfig, new_run_if_changed: bool = False) -> RunSummary:
+    """Run (or resume) a benchmark; every trial is stored exactly once.
+
+    A stored run id resumes only with the configuration it was stored with (see
+    :func:`resume_config`); ``new_run_if_changed`` starts a new run id instead of failing.
+    """
     import time
 
     started = time.perf_counter()
@@ -103,12 +114,16 @@ def run_benchmark(config: BenchmarkConfig) -> RunSummary:
     preflight(config.systems, systems_dirs=config.systems_dirs)  # nothing stored if it fails
     logger = get_run_logger()
     store = Store(config.store)
-    recovery = store.recover(run_id)
-    if not recovery.clean:
-        logger.warning("recovered run %s: %s", run_id, recovery)
+    _recover(store, run_id, logger)
+    config = resume_config(store, config, new_run_if_changed)  # before anything is stored
+    if config.run_id != run_id:
+        run_id = config.run_id or ""
+        logger.warning("configuration changed: running as new run %s", run_id)
+        _recover(store, run_id, logger)
     # Load first: a bad scenario source must not leave a runs row for a run that never ran.
     scenarios = {s.key: s for s in load_source(config.scenarios)}
-    _write_run_row(store, config)
+    if stored_config_json(store, run_id) is None:
+        _write_run_row(store, config)  # a resumed run keeps the row it was stored with
     scratch = (
         str(Path(config.store).resolve() / "_scratch" / run_id)
         if "://" not in config.store

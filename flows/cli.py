@@ -97,6 +97,15 @@ def run(
     no_report: Annotated[bool, typer.Option("--no-report", help="Skip the HTML report")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON")] = False,
     verbose: Annotated[bool, typer.Option(help="Show Prefect logs")] = False,
+    new_run_if_changed: Annotated[
+        bool,
+        typer.Option(
+            "--new-run-if-changed",
+            help="When --run-id names a stored run whose configuration differs, start a new "
+            "run id (RUN_ID-<fingerprint>) instead of failing; resuming never mixes two "
+            "configurations under one id",
+        ),
+    ] = False,
 ) -> None:
     """Run (or resume) a benchmark. With no options: the embedded offline default."""
     overrides: dict[str, Any] = {}
@@ -153,7 +162,10 @@ def run(
     from flows.systems_cli import check_systems
 
     check_systems(config)  # before Prefect starts: a missing key fails in a second
-    summary = execute(config, verbose=verbose, show_progress=not as_json)
+    config = _resumable(config, new_run_if_changed)
+    summary = execute(
+        config, verbose=verbose, show_progress=not as_json, new_run_if_changed=new_run_if_changed
+    )
     if as_json:
         emit_json(summary_json(summary))
     else:
@@ -168,7 +180,25 @@ QUICK_DEFAULTS: dict[str, Any] = {
 }
 
 
-def execute(config: BenchmarkConfig, verbose: bool = False, show_progress: bool = True) -> Any:
+def _resumable(config: BenchmarkConfig, new_run_if_changed: bool) -> BenchmarkConfig:
+    """The run id to use, checked against the store before Prefect starts (the flow checks
+    again): a stored run resumes only with the configuration it was stored with."""
+    from tasks.config_checks import resume_config
+    from tasks.store import Store, StoreError
+
+    try:
+        return resume_config(Store(config.store), config.with_run_id(), new_run_if_changed)
+    except (ConfigError, StoreError) as exc:
+        fail(str(exc))
+    return config
+
+
+def execute(
+    config: BenchmarkConfig,
+    verbose: bool = False,
+    show_progress: bool = True,
+    new_run_if_changed: bool = False,
+) -> Any:
     from flows.env import configure_prefect
 
     configure_prefect(config.store, verbose)
@@ -180,7 +210,9 @@ def execute(config: BenchmarkConfig, verbose: bool = False, show_progress: bool 
     add_progress_hook(progress.update)
     try:
         with progress:
-            return run_benchmark(config)
+            return run_benchmark(config, new_run_if_changed=new_run_if_changed)
+    except ConfigError as exc:
+        fail(str(exc))
     finally:
         clear_progress_hooks()
 

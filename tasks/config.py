@@ -167,11 +167,60 @@ class BenchmarkConfig(BaseModel):
         stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
         return self.model_copy(update={"run_id": f"{stamp}-{self.fingerprint()[:6]}"})
 
+    def identity(self) -> dict[str, Any]:
+        """What the run measures: every field except those in :data:`EXECUTION_FIELDS`."""
+        return self.model_dump(mode="json", exclude=set(EXECUTION_FIELDS))
+
     def fingerprint(self) -> str:
-        payload = self.model_dump(
-            mode="json", exclude={"run_id", "runner", "report", "store", "systems_dirs"}
-        )
-        return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+        return hashlib.sha256(json.dumps(self.identity(), sort_keys=True).encode()).hexdigest()
+
+
+# Fields that say how or where a run executes, never what it measures: a run resumes with
+# other values of these, and they are left out of its fingerprint.
+EXECUTION_FIELDS = frozenset({"run_id", "runner", "report", "store", "systems_dirs", "batch_size"})
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value, sort_keys=True, default=str)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def value_differences(stored: Any, current: Any, path: str = "") -> list[str]:
+    """``field.sub[0].key: stored X, now Y`` for every leaf where the two values differ."""
+    if isinstance(stored, dict) and isinstance(current, dict):
+        found: list[str] = []
+        for key in sorted(set(stored) | set(current), key=str):
+            where = f"{path}.{key}" if path else str(key)
+            if key not in stored:
+                found.append(f"{where}: not set before, now {_short(current[key])}")
+            elif key not in current:
+                found.append(f"{where}: stored {_short(stored[key])}, now not set")
+            else:
+                found += value_differences(stored[key], current[key], where)
+        return found
+    if isinstance(stored, list) and isinstance(current, list) and len(stored) == len(current):
+        found = []
+        for i, (old, new) in enumerate(zip(stored, current, strict=True)):
+            found += value_differences(old, new, f"{path}[{i}]")
+        return found
+    if stored == current:
+        return []
+    return [f"{path or '(config)'}: stored {_short(stored)}, now {_short(current)}"]
+
+
+def config_differences(stored_json: str, current: BenchmarkConfig) -> list[str]:
+    """How ``current`` differs from a run's stored configuration (its ``config_json``), in
+    the fields that define what the run measures; empty when a resume may continue it."""
+    try:
+        raw = json.loads(stored_json)
+    except json.JSONDecodeError as exc:
+        return [f"the stored configuration is not JSON ({exc})"]
+    try:
+        # Re-validated, so fields added since it was stored compare by their defaults.
+        stored = BenchmarkConfig.model_validate(raw).identity()
+    except (ValidationError, ValueError):
+        stored = {k: v for k, v in raw.items() if k not in EXECUTION_FIELDS}
+    return value_differences(stored, current.identity())
 
 
 def load_config(path: Path, overrides: dict[str, Any] | None = None) -> BenchmarkConfig:

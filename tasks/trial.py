@@ -6,6 +6,7 @@ Pure code (no Prefect). Every attempt is kept, failed ones included: failures ar
 from __future__ import annotations
 
 import hashlib
+import json
 import time
 import traceback
 from pathlib import Path
@@ -46,9 +47,17 @@ class TrialSpec(BaseModel):
         return f"{self.domain}/{self.scenario_id}"
 
     @property
+    def system_key(self) -> str:
+        """The system's label and a digest of its agent and parameters, so that a trial of
+        one configuration of a system is never taken for a trial of another on resume."""
+        setup = self.system.model_dump(mode="json", exclude={"name"})
+        encoded = json.dumps(setup, sort_keys=True, default=str).encode("utf-8")
+        return f"{self.system.name}@{hashlib.sha256(encoded).hexdigest()[:8]}"
+
+    @property
     def trial_key(self) -> str:
         return "/".join(
-            [self.system.name, self.domain, self.scenario_id, self.condition, f"t{self.trial}"]
+            [self.system_key, self.domain, self.scenario_id, self.condition, f"t{self.trial}"]
         )
 
     def attempt_id(self, attempt: int) -> str:

@@ -13,8 +13,7 @@ from prefect.futures import as_completed
 from pydantic import BaseModel, Field
 
 from tasks.config import BenchmarkConfig
-from tasks.config_checks import resume_config, stored_config_json
-from tasks.sources import load_source
+from tasks.config_checks import check_names, load_checked, resume_config, stored_config_json
 from tasks.steps import run_trial_step
 from tasks.store import Store
 from tasks.tables import to_table
@@ -111,6 +110,7 @@ def run_benchmark(config: BenchmarkConfig, new_run_if_changed: bool = False) -> 
     run_id = config.run_id or ""
     from tasks.systems.preflight import preflight
 
+    check_names(config)  # bad input stops the run here: no trial, no runs row
     preflight(config.systems, systems_dirs=config.systems_dirs)  # nothing stored if it fails
     logger = get_run_logger()
     store = Store(config.store)
@@ -121,7 +121,7 @@ def run_benchmark(config: BenchmarkConfig, new_run_if_changed: bool = False) -> 
         logger.warning("configuration changed: running as new run %s", run_id)
         _recover(store, run_id, logger)
     # Load first: a bad scenario source must not leave a runs row for a run that never ran.
-    scenarios = {s.key: s for s in load_source(config.scenarios)}
+    scenarios = {s.key: s for s in load_checked(config.scenarios)}
     if stored_config_json(store, run_id) is None:
         _write_run_row(store, config)  # a resumed run keeps the row it was stored with
     scratch = (

@@ -159,6 +159,7 @@ def run(
         )
     except ConfigError as exc:
         fail(str(exc))
+    _check_names(config, str(config_file or "command line"))
     from flows.systems_cli import check_systems
 
     check_systems(config)  # before Prefect starts: a missing key fails in a second
@@ -178,6 +179,19 @@ QUICK_DEFAULTS: dict[str, Any] = {
     "conditions": ["clean", "noise"],
     "max_attempts": 2,
 }
+
+
+def _check_names(config: BenchmarkConfig, source: str) -> None:
+    """Every name of the configuration exists (before Prefect starts; the flow checks again)."""
+    from scenarios.loader import ScenarioError
+    from tasks.config_checks import check_names, load_checked
+
+    try:
+        check_names(config, source)
+        if config.scenarios.records:
+            load_checked(config.scenarios)
+    except (ConfigError, ScenarioError) as exc:
+        fail(str(exc))
 
 
 def _resumable(config: BenchmarkConfig, new_run_if_changed: bool) -> BenchmarkConfig:

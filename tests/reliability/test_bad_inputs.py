@@ -221,3 +221,47 @@ def test_bad_scenario_pack_through_the_cli_loses_nothing(
     after = snapshot(stored_run)
     assert {k: after.get(k) for k in before} == before, "a stored file changed or vanished"
     assert "bad-pack" not in Store(str(stored_run)).run_ids(), "a run that never ran is listed"
+
+
+@pytest.mark.parametrize(
+    ("args", "field", "valid"),
+    [
+        (["--conditions", "clean,nonsense-cond"], "conditions", "accent+noise"),
+        (["--agent", "mine=nope"], "systems[0].agent", "reference"),
+        (["--caller", "robot"], "caller.name", "scripted"),
+        (["--judge", "oracle"], "judge.name", "offline"),
+        (["--records", "air-001,air-999"], "scenarios.records", "air-012"),
+    ],
+)
+def test_unknown_names_stop_the_run_before_anything_is_stored(
+    cli: CliRunner, tmp_path: Path, args: list[str], field: str, valid: str
+) -> None:
+    """Before: six infra_error attempts, exit 0 and a table of null pass rates."""
+    store = tmp_path / "store"
+    result = cli.run(["run", "--quick", "--store", str(store), *args], timeout_s=120)
+    assert result.returncode == 2, result.stderr[-2000:]
+    message = flat(result.stderr)
+    assert f"field '{field}'" in message and "valid names:" in message and valid in message
+    assert not store.exists() or not any(p.is_file() for p in store.rglob("*.parquet"))
+
+
+def test_a_run_config_names_unknown_metrics_and_conditions_file_entries(
+    cli: CliRunner, tmp_path: Path
+) -> None:
+    extra = tmp_path / "conditions.yaml"
+    extra.write_text(yaml.safe_dump({"conditions": [{"name": "quiet-office"}]}))
+    config = write_config(
+        tmp_path / "run.yaml",
+        store=str(tmp_path / "store"),
+        conditions=["quiet-office", "loud-office"],
+        conditions_file=str(extra),
+        metrics=["task_completion", "vibes"],
+    )
+    result = cli.run(["run", "--config", str(config)], timeout_s=120)
+    assert result.returncode == 2
+    message = flat(result.stderr)
+    # The file's own conditions are valid names; the unknown ones are listed, all at once.
+    assert "unknown condition 'loud-office'" in message and "quiet-office" in message
+    assert "'quiet-office'" not in message.split("unknown condition")[1].split(";")[0]
+    assert "unknown metric 'vibes'" in message and f"{config}: field 'metrics'" in message
+    assert not (tmp_path / "store").exists()

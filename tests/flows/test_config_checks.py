@@ -1,0 +1,44 @@
+"""Bad names stop the flow itself (the Python API, the sweep) before anything is stored."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from flows.benchmark import run_benchmark
+from tasks.config import BenchmarkConfig, ConfigError, ScenarioSource
+from tasks.config_checks import load_checked, name_problems
+
+
+def test_every_unknown_name_is_reported_at_once() -> None:
+    config = BenchmarkConfig.model_validate(
+        {
+            "conditions": ["clean", "nonsense-cond"],
+            "systems": [{"name": "a", "agent": "nope"}, {"name": "b", "agent": "text"}],
+            "caller": {"name": "robot"},
+            "metrics": ["vibes"],
+        }
+    )
+    problems = name_problems(config)
+    assert [p.split(":")[0] for p in problems] == [
+        "field 'conditions'",
+        "field 'systems[0].agent'",
+        "field 'systems[1].agent'",  # the text agent cannot speak audio
+        "field 'caller.name'",
+        "field 'metrics'",
+    ]
+    assert name_problems(BenchmarkConfig()) == []
+
+
+def test_an_eva_record_that_does_not_exist_lists_the_valid_ids(eva_root: Path) -> None:
+    source = ScenarioSource(eva_root=eva_root, domains=["airline"], records=["1.1.2", "9.9.9"])
+    with pytest.raises(ConfigError, match=r"unknown record '9\.9\.9'; valid names: 1\.1\.2"):
+        load_checked(source)
+
+
+def test_the_flow_refuses_bad_names_before_any_store_write(tmp_path: Path) -> None:
+    config = BenchmarkConfig(store=str(tmp_path / "store"), conditions=["nonsense-cond"])
+    with pytest.raises(ConfigError, match="unknown condition 'nonsense-cond'"):
+        run_benchmark(config)
+    assert not (tmp_path / "store").exists()

@@ -6,7 +6,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 CORE := scenarios perturbations tasks flows analysis
 
-.PHONY: install system-deps run quick test lint typecheck pytest bench clean
+.PHONY: install system-deps pipecat-env run quick test lint typecheck pytest bench clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -15,6 +15,18 @@ $(VENV)/.installed: pyproject.toml
 	@touch $@
 
 install: $(VENV)/.installed
+
+# The Pipecat bot's own environment (pipecat-ai's soxr pin conflicts with evaflow's deps).
+PIPECAT_VENV ?= .venv-pipecat
+PIPECAT_REQS := tasks/systems/pipecat_bot/requirements.txt
+
+$(PIPECAT_VENV)/.installed: $(PIPECAT_REQS)
+	$(PYTHON) -m venv $(PIPECAT_VENV)
+	$(PIPECAT_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(PIPECAT_VENV)/bin/python -m pip install --quiet -r $(PIPECAT_REQS)
+	@touch $@
+
+pipecat-env: $(PIPECAT_VENV)/.installed
 
 # Headless Chromium renders the HTML report in one test; without it that test is skipped.
 system-deps:
@@ -38,7 +50,7 @@ lint: install
 typecheck: install
 	$(VENV)/bin/mypy $(CORE)
 
-pytest: install system-deps
+pytest: install pipecat-env system-deps
 	$(VENV)/bin/pytest -q
 
 test: lint typecheck pytest
@@ -47,4 +59,4 @@ bench: install
 	$(PY) -m benchmarks
 
 clean:
-	rm -rf $(VENV) evaflow-data .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(PIPECAT_VENV) evaflow-data .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,114 @@
+"""evaflow's offline engines as Pipecat services (providers ``evaflow-pocketsphinx`` and
+``evaflow-espeak``).
+
+The recogniser is the agent's own: its language model is built from the domain's agent
+configuration and generic vocabulary only (never the scenario's caller lines), so what the
+pipeline hears is what a deployed agent of that domain could hear.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import re
+import wave
+from collections.abc import AsyncGenerator, AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from pipecat.frames.frames import Frame, TranscriptionFrame
+from pipecat.services.settings import STTSettings, TTSSettings
+from pipecat.services.stt_service import SegmentedSTTService
+from pipecat.services.tts_service import TTSService
+from pipecat.utils.time import time_now_iso8601
+
+from perturbations.audio import Clip, VoiceSpec
+from scenarios.models import AgentConfig
+from tasks.voice.stt import Recognizer, SttSpec
+from tasks.voice.telephony import resample
+from tasks.voice.tts import synthesize
+
+# Pipeline audio rate: PocketSphinx's acoustic model is 16 kHz (the serializer upsamples
+# the caller's 8 kHz mu-law to this, and downsamples our speech back).
+RATE = 16000
+# The reference cascade's agent voice (Klatt: what PocketSphinx-style callers hear best).
+AGENT_VOICE = "en-us+klatt3"
+
+
+class EspeakTTSService(TTSService):
+    """eSpeak NG synthesis (``tasks.voice.tts``) as a Pipecat TTS service."""
+
+    def __init__(self, voice: str = AGENT_VOICE, rate_wpm: int = 175, **kwargs: Any) -> None:
+        settings = TTSSettings(model=None, voice=voice, language=None)
+        super().__init__(
+            push_start_frame=True,
+            push_stop_frames=True,
+            sample_rate=RATE,
+            settings=settings,
+            **kwargs,
+        )
+        self.voice = VoiceSpec(voice=voice, rate_wpm=rate_wpm)
+
+    def can_generate_metrics(self) -> bool:
+        return False
+
+    async def run_tts(self, text: str, context_id: str) -> AsyncGenerator[Frame, None]:
+        clip = await asyncio.to_thread(synthesize, text, self.voice)
+        pcm = resample(clip, RATE).to_int16().tobytes()
+
+        async def chunks() -> AsyncIterator[bytes]:
+            yield pcm
+
+        async for frame in self._stream_audio_frames_from_iterator(
+            chunks(), in_sample_rate=RATE, context_id=context_id
+        ):
+            yield frame
+
+
+class PocketSphinxSTTService(SegmentedSTTService):
+    """PocketSphinx (``tasks.voice.stt.Recognizer``) as a Pipecat segmented STT service:
+    Pipecat's VAD cuts the caller's speech, each segment is decoded whole."""
+
+    def __init__(self, recognizer: Recognizer, **kwargs: Any) -> None:
+        settings = STTSettings(model=None, language=None)
+        super().__init__(sample_rate=RATE, settings=settings, **kwargs)
+        self.recognizer = recognizer
+
+    def can_generate_metrics(self) -> bool:
+        return False
+
+    async def run_stt(self, audio: bytes) -> AsyncGenerator[Frame, None]:
+        with wave.open(io.BytesIO(audio)) as wav:
+            rate = wav.getframerate()
+            pcm = np.frombuffer(wav.readframes(wav.getnframes()), np.int16)
+        text = await asyncio.to_thread(self.recognizer.recognize, Clip.from_int16(pcm, rate))
+        if text.strip():
+            yield TranscriptionFrame(text, "caller", time_now_iso8601())
+
+
+def domain_texts(agent: AgentConfig) -> list[str]:
+    """What a deployed agent of this domain knows to expect: its policy and tool texts
+    (domain vocabulary) and generic caller phrases (spelled codes, yes/no, goodbye)."""
+    from tasks.simulate.voices import _CALLER_PHRASES
+
+    texts = [*_CALLER_PHRASES, agent.role, agent.description]
+    texts += re.split(r"(?<=[.!?])\s+|\n+", agent.instructions)
+    for tool in agent.tools:
+        texts.append(tool.description)
+        params = [*tool.required_parameters, *tool.optional_parameters]
+        texts += [str(p.description or "") for p in params]
+    return [t.strip() for t in texts if t and t.strip()]
+
+
+def agent_side_recognizer(agent: AgentConfig, params: dict[str, Any], cache_dir: Path) -> Any:
+    """The agent's recogniser for one domain (see the module docstring)."""
+    from tasks.simulate.voices import CORPUS_SENTENCES
+    from tasks.voice.corpus import domain_corpus
+
+    spec = SttSpec.model_validate(params.get("stt") or {})
+    seed = int(params.get("seed", 0))
+    corpus = (
+        domain_corpus(domain_texts(agent), CORPUS_SENTENCES, seed) if spec.lm == "domain" else None
+    )
+    return Recognizer(spec, corpus, cache_dir / "lm")

@@ -70,6 +70,27 @@ def task_runner_for(config: BenchmarkConfig) -> Any:
     )
 
 
+def _collect(futures: list[Any], writer: BatchWriter, logger: Any) -> list[BaseException]:
+    """Store every trial as it completes. A worker that raises (trials themselves never
+    do: their failures are rows) costs only its own trial: the others are still collected,
+    and whatever is buffered is committed however the loop ends."""
+    failures: list[BaseException] = []
+    try:
+        for i, future in enumerate(as_completed(futures), start=1):
+            try:
+                result = future.result()
+            except Exception as exc:  # noqa: BLE001 - reported after the others are stored
+                logger.error("a trial failed in its worker: %r", exc)
+                failures.append(exc)
+                _notify(i, len(futures), None)
+                continue
+            writer.add(result)
+            _notify(i, len(futures), result)
+    finally:
+        writer.flush()
+    return failures
+
+
 def _recover(store: Store, run_id: str, logger: Any) -> None:
     recovery = store.recover(run_id)
     if not recovery.clean:
@@ -144,11 +165,12 @@ def run_benchmark(config: BenchmarkConfig, new_run_if_changed: bool = False) -> 
             runner.submit(run_trial_step, {"spec": s, "scenario": scenarios[s.scenario_key]})
             for s in pending
         ]
-        for i, future in enumerate(as_completed(futures), start=1):
-            result = future.result()
-            writer.add(result)
-            _notify(i, len(pending), result)
-    writer.flush()
+        failures = _collect(futures, writer, logger)
+    if failures:
+        raise RuntimeError(
+            f"{len(failures)} trial(s) of run {run_id} failed in their worker; every completed "
+            "trial is stored, re-run the same --run-id to resume"
+        ) from failures[0]
     from tasks.summary import summarize_run
 
     aggregates = summarize_run(store, run_id)

@@ -38,6 +38,12 @@ def print_frame(frame: pd.DataFrame, fmt: str, title: str | None = None) -> None
 
 
 def _cell(value: Any) -> str:
+    # SQL NULL reaches pandas as None, NaN (float columns), NA or NaT; print it as DuckDB's
+    # shell does. (A float NaN stored as such is indistinguishable here and prints NULL too.)
+    if value is None or value is pd.NA or value is pd.NaT:
+        return "NULL"
+    if isinstance(value, float) and value != value:
+        return "NULL"
     if isinstance(value, float):
         return f"{value:.4g}"
     if isinstance(value, bytes):

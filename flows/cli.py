@@ -217,10 +217,10 @@ def execute(
 
     configure_prefect(config.store, verbose)
     from flows.benchmark import add_progress_hook, clear_progress_hooks, run_benchmark
-    from flows.progress import TrialProgress
+    from flows.progress import TrialProgress, log_stream
 
     clear_progress_hooks()
-    progress = TrialProgress(console, enabled=show_progress)
+    progress = TrialProgress(console, enabled=show_progress, lines=log_stream())
     add_progress_hook(progress.update)
     try:
         with progress:
@@ -242,9 +242,9 @@ def summary_json(summary: Any) -> dict[str, Any]:
 
 
 def print_summary(summary: Any) -> None:
-    from flows.progress import summary_table
+    from flows.progress import print_whole, summary_table
 
-    out.print(summary_table(summary))
+    print_whole(out, summary_table(summary))
     out.print(
         f"run [bold]{summary.run_id}[/]: {summary.trials} trials "
         f"({summary.simulated_trials} simulated, {summary.skipped_trials} resumed), "

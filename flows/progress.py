@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+import sys
+import time
+from typing import IO, Any
 
 from rich.console import Console
+from rich.measure import Measurement
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -16,11 +19,36 @@ from rich.progress import (
 from rich.table import Table
 
 
-class TrialProgress:
-    """Context manager fed by the flow's progress hook."""
+def log_stream() -> IO[str] | None:
+    """stdout when it is not a terminal (``evaflow run > run.log``): there the bar is
+    invisible, so each finished trial is written as a line instead."""
+    return None if sys.stdout.isatty() else sys.stdout
 
-    def __init__(self, console: Console, enabled: bool = True) -> None:
+
+def trial_line(done: int, total: int, result: Any, elapsed_s: float) -> str:
+    """``[  12.3 s] trial 3/6 SYSTEM/DOMAIN/ID/COND/tN: status/end_reason (2 attempts, 41.2 s)``."""
+    head = f"[{elapsed_s:7.1f} s] trial {done}/{total}"
+    if result is None:
+        return f"{head}: failed in its worker (see the error at the end of the run)"
+    final = result.final.record
+    wall = sum(a.record.wall_s for a in result.attempts)
+    attempts = len(result.attempts)
+    return (
+        f"{head} {result.spec.trial_key}: {final.status}/{final.end_reason} "
+        f"({attempts} attempt{'s' if attempts != 1 else ''}, {wall:.1f} s)"
+    )
+
+
+class TrialProgress:
+    """Context manager fed by the flow's progress hook: a bar on the console and, with
+    ``lines`` (see :func:`log_stream`), one flushed line per finished trial."""
+
+    def __init__(
+        self, console: Console, enabled: bool = True, lines: IO[str] | None = None
+    ) -> None:
         self.enabled = enabled
+        self.lines = lines if enabled else None
+        self._started = time.perf_counter()
         self._progress = Progress(
             TextColumn("[bold]trials"),
             BarColumn(),
@@ -41,6 +69,10 @@ class TrialProgress:
         self._progress.__exit__(*exc)
 
     def update(self, done: int, total: int, result: Any) -> None:
+        if self.lines is not None and done > 0:
+            elapsed = time.perf_counter() - self._started
+            self.lines.write(trial_line(done, total, result, elapsed) + "\n")
+            self.lines.flush()
         if self._task is None:
             self._task = self._progress.add_task("trials", total=total, last="")
         last = ""
@@ -52,6 +84,18 @@ class TrialProgress:
 
 def _fmt(value: Any) -> str:
     return "-" if value is None else f"{value:.3f}"
+
+
+def print_whole(console: Console, table: Table) -> None:
+    """Print ``table`` at the width it needs, so names are never cut ("referen…"); on a
+    narrow terminal its lines wrap instead."""
+    needed = Measurement.get(console, console.options.update_width(10_000), table).maximum
+    width = console.width
+    console.width = max(width, needed)
+    try:
+        console.print(table)
+    finally:
+        console.width = width
 
 
 def summary_table(summary: Any) -> Table:

@@ -14,15 +14,14 @@ The pipeline follows the reference's steps in order:
 8. rejoin, and strip leading zeros of numbers;
 9. join numbers with split ordinal suffixes ("3 rd" -> "3rd").
 
-English uses ``tasks.spoken.normalize_spoken`` as its number-word engine (number words,
-amounts, dates, times and spelled codes to one written form, shared with the voice stack),
-plus currency/percent symbols and filler words. It runs on the whole utterance before the
-hyphen step and replaces steps 3 and 6: its spelled-symbol rule joins letter *and* digit
-runs ("E M P zero four eight" -> "EMP048", which step 3 alone would leave as "EMP 048"),
-and it reads "March 21st, 2026" and "1,250" itself, which a comma split would break. ISO
-dates are split into parts after it, so "2026-03-21" and "March twenty first twenty twenty
-six" meet as "2026 3 21". Other languages get the basic normaliser (steps 3 and 6, no
-number-word conversion): the reference's per-language number grammars are not ported.
+English (``tasks.metrics.wer_english``) follows Whisper's ``EnglishTextNormalizer``:
+number words to digits (years, ordinals, decimals), currency and percent as words,
+contractions expanded, British spellings American, fillers dropped. It replaces step 3
+with evaflow's spelled-code reader, which also joins two-letter and letter-and-digit runs
+("Z K three F F W" -> "zk3ffw", as the written "ZK3FFW" stays one token), and reads clock
+times ("4:30 PM" and "four thirty p m" -> "4 30 pm"). Other languages get the basic
+normaliser (step 3, no number-word conversion): the reference's per-language number
+grammars are not ported.
 """
 
 from __future__ import annotations
@@ -30,9 +29,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from tasks.spoken import normalize_spoken
+from tasks.metrics.wer_english import english_text
 
-FILLERS_EN = frozenset({"um", "uh", "erm", "er", "ah", "hmm", "mm", "mmm", "mhm"})
 CER_LANGUAGES = frozenset({"ja", "zh", "ko"})
 
 _UNICODE_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
@@ -43,7 +41,6 @@ _ISO_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
 _HYPHEN_GROUP = re.compile(r"\b[\w]+(?:-[\w]+)+\b")
 _COMMA_SPLIT = re.compile(r"(?<!\d),|,(?!\d)")
 _SPLIT_ORDINAL = re.compile(r"\b(\d+) (st|nd|rd|th)\b")
-_SYMBOL_WORDS = {"%": " percent ", "€": " euros ", "£": " pounds "}
 
 
 def decode_escapes(text: str) -> str:
@@ -74,18 +71,9 @@ def remove_punctuation(text: str) -> str:
     return " ".join(text.split())
 
 
-def english_text(text: str) -> str:
-    """English number-word engine: symbols to words, normalize_spoken, fillers dropped."""
-    for symbol, word in _SYMBOL_WORDS.items():
-        text = text.replace(symbol, word)
-    words = [w for w in normalize_spoken(text).split() if w.lower() not in FILLERS_EN]
-    return " ".join(words)
-
-
 def basic_text(text: str) -> str:
-    """Languages without a ported number grammar: steps 3 and 6, no number conversion."""
-    text = collapse_letter_runs(text)
-    return " , ".join(c.strip() for c in _COMMA_SPLIT.split(text))
+    """Languages without a ported number grammar: step 3, no number conversion."""
+    return collapse_letter_runs(text)
 
 
 LANGUAGE_NORMALIZERS: dict[str, Callable[[str], str]] = {"en": english_text}
@@ -100,8 +88,10 @@ def normalize_for_wer(text: str, language: str = "en") -> str:
     text = decode_escapes(text)
     text = _APOSTROPHES.sub("'", text)
     text = _SPOKEN_DASH.sub(" ", text)
-    text = LANGUAGE_NORMALIZERS.get(language_base(language), basic_text)(text)
-    text = remove_punctuation(rewrite_hyphen_groups(text).lower())
+    text = rewrite_hyphen_groups(text)
+    language_text = LANGUAGE_NORMALIZERS.get(language_base(language), basic_text)
+    chunks = [remove_punctuation(language_text(c).lower()) for c in _COMMA_SPLIT.split(text)]
+    text = " ".join(c for c in chunks if c)
     text = " ".join(str(int(w)) if w.isdigit() else w for w in text.split())
     return _SPLIT_ORDINAL.sub(r"\1\2", text)
 

@@ -227,6 +227,16 @@ def _parse_ampm(toks: list[_Tok], hour_at: int, j: int) -> tuple[str, int] | Non
 
 def _time_rule(toks: list[_Tok], i: int) -> tuple[str, int] | None:
     """ "four thirty p m", "nine oh five am", "4 pm", "ten o'clock p m"."""
+    parts = _time_parts(toks, i)
+    if parts is None:
+        return None
+    hour, minute, ampm, end = parts
+    text = format_time(hour, minute, ampm)
+    return (text, end) if text else None
+
+
+def _time_parts(toks: list[_Tok], i: int) -> tuple[int, int, str, int] | None:
+    """(hour, minute, "a"/"p", index after) of a 12-hour clock time at ``toks[i]``."""
     word = toks[i].low
     hour = int(word) if word.isdigit() else CARDINAL_VALUES.get(word, -1)
     if not 1 <= hour <= 12:
@@ -241,10 +251,9 @@ def _time_rule(toks: list[_Tok], i: int) -> tuple[str, int] | None:
         if minutes and 10 <= minutes[0] <= 59:
             minute, j = minutes
     ampm = _parse_ampm(toks, i, j)
-    if ampm is None:
+    if ampm is None or minute > 59:
         return None
-    text = format_time(hour, minute, ampm[0])
-    return (text, ampm[1]) if text else None
+    return hour, minute, ampm[0], ampm[1]
 
 
 def _amount_number(toks: list[_Tok], i: int) -> tuple[int, int, int | None] | None:
@@ -367,6 +376,36 @@ def _number_rule(toks: list[_Tok], i: int) -> tuple[str, int] | None:
 
 
 _PHASES = (_date_rule, _time_rule, _amount_rule, _run_rule, _number_rule)
+
+
+def spoken_spans(words: list[str]) -> list[tuple[int, int, str]]:
+    """Clock times and spelled codes in a list of words (any case), for the WER normaliser.
+
+    Returns (start, end, canonical) spans, left to right: a 12-hour time becomes "4 30 pm"
+    ("four thirty p m", "4 30 pm"), a spelled run that contains a letter becomes one
+    upper-case token ("Z K three F F W" -> "ZK3FFW"). Runs of digits alone are not spans:
+    number words ("twenty twenty four") are the number normaliser's business.
+    """
+    toks = [_Tok(low=w.lower(), out=w) for w in words]
+    spans: list[tuple[int, int, str]] = []
+    i = 0
+    while i < len(toks):
+        time = _time_parts(toks, i)
+        if time is not None:
+            hour, minute, ampm, end = time
+            clock = f"{hour} {minute} " if minute else f"{hour} "
+            spans.append((i, end, clock + ampm + "m"))
+            i = end
+            continue
+        run = _run_rule(toks, i)
+        if run is None:
+            i += 1
+            continue
+        text, end = run
+        if any(c.isalpha() for c in text):
+            spans.append((i, end, text))
+        i = max(end, i + 1)
+    return spans
 
 
 def normalize_spoken(text: str) -> str:

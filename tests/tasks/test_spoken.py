@@ -22,6 +22,7 @@ from tasks.spoken import (
     speak_number,
     speak_time,
 )
+from tasks.spoken.normalize import spoken_spans
 
 ALNUM = string.ascii_uppercase + string.digits
 FAST = settings(max_examples=150, deadline=None)
@@ -235,3 +236,23 @@ def test_entity_heard_is_exact() -> None:
     (code,) = extract_entities("code ZK3FFW")
     assert entity_heard(code, "it is zulu kilo three foxtrot foxtrot whiskey")
     assert not entity_heard(code, "it is zulu kilo three foxtrot foxtrot")
+
+
+# --------------------------------------------------------------------------- WER spans
+
+
+def test_spoken_spans_find_times_and_codes_not_numbers() -> None:
+    text = "call Z K three F F W at four thirty p m or one A M not twenty twenty four"
+    assert spoken_spans(text.split(" ")) == [(1, 7, "ZK3FFW"), (8, 12, "4 30 pm"), (13, 16, "1 am")]
+    assert spoken_spans(["seven", "two", "nine", "four", "i", "think"]) == []
+    assert spoken_spans(["x", "one", "a", "m"]) == [(0, 4, "X1AM")]
+
+
+@FAST
+@given(st.text(alphabet=ALNUM, min_size=2, max_size=10))
+def test_spoken_spans_cover_a_spelled_code_with_a_letter(code: str) -> None:
+    letters = [c for c in code if c.isalpha()]
+    if set(letters) <= {"A", "I"} or re.fullmatch(r"[AI]?[1-9][AP]M", code):
+        return  # the article/pronoun and bare times, as in test_code_round_trip
+    words = speak_code(code).lower().split()
+    assert spoken_spans(words) == [(0, len(words), code)]

@@ -12,21 +12,92 @@ from tests.tasks.metrics.builders import make_record, make_scenario, turn
 @pytest.mark.parametrize(
     ("written", "spoken"),
     [
+        # Whisper-style rules (the reference's normaliser)
+        ("It is 2024", "it is twenty twenty four"),
+        ("born in 1988", "born in nineteen eighty eight"),
+        ("in 2005", "in two thousand five"),
+        ("1994-02-11", "nineteen ninety four, zero two, eleven"),
+        ("the 21st of June", "the twenty first of june"),
+        ("Room on the 3rd floor", "room on the third floor"),
+        ("we're here", "we are here"),
+        ("I can't", "i can not"),
+        ("That\u2019s 50% off", "that's fifty percent off"),
+        ("It was $23.50", "it was twenty three dollars and fifty cents"),
+        ("It was €50", "it was fifty euros"),
+        ("£20 please", "twenty pounds please"),
+        ("50¢", "fifty cents"),
+        ("$0.75", "seventy five cents"),
+        ("$1,250", "one thousand two hundred fifty dollars"),
+        ("3.5 miles", "three point five miles"),
+        ("at 3 pm", "at three p.m."),
+        ("at 10:00 AM", "at ten a m"),
+        ("at 4:30 PM", "at four thirty p m"),
+        ("at 9:05am", "at nine oh five am"),
+        ("the colour grey", "the color gray"),
+        ("Dr. Smith", "doctor smith"),
+        ("Um, yes, that's right", "yes that is right"),
+        ("Uh I mean, hmm, yes", "i mean yes"),
+        ("twenty-five", "twenty five"),
+        # evaflow's spelled codes and IDs
         ("My employee ID is EMP048271.", "my employee id is E M P zero four eight two seven one"),
         ("The asset tag is AST-LAP-004512", "the asset tag is A S T dash L A P dash 0 0 4 5 1 2"),
-        ("It was $23.50", "it was twenty three dollars and fifty cents"),
-        ("The date is 2026-03-21", "the date is march twenty first twenty twenty six"),
-        ("That\u2019s 50% off", "that's fifty percent off"),
-        ("Um, yes, that's right", "yes that's right"),
-        ("Room on the 3rd floor", "room on the third floor"),
+        ("code ZK3FFW", "code Z K three F F W"),
+        ("code ZK3FFW", "code Zulu Kilo three Foxtrot Foxtrot Whiskey"),
+        ("flight SK621", "flight S K six two one"),
+        ("facility TOU-77A", "facility T O U dash seven seven A"),
+        ("617-555-0148", "six one seven five five five zero one four eight"),
     ],
 )
 def test_normaliser_makes_formatting_irrelevant(written: str, spoken: str) -> None:
     assert normalize_for_wer(written) == normalize_for_wer(spoken)
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("twenty twenty four", "2024"),
+        ("nineteen ninety four, zero two, eleven", "1994 2 11"),
+        ("the 21st of June", "the 21st of june"),
+        ("we're", "we are"),
+        ("3 pm", "3 pm"),
+        ("10:00 AM", "10 am"),
+        ("€50", "50 euros"),
+        ("$12.50", "12.50 dollars"),
+        ("one dollar", "one dollar"),
+        ("fifty percent", "50 percent"),
+        ("ten o'clock", "10 oclock"),
+        ("oh I see", "oh i see"),  # the interjection is not a zero
+        ("one oh one", "101"),
+        ("seven two nine four I think", "7294 i think"),
+        ("I need a two hour layover", "i need a 2 hour layover"),
+        ("S K six two one", "sk621"),
+    ],
+)
+def test_normaliser_outputs(text: str, expected: str) -> None:
+    assert normalize_for_wer(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("€50", "$50"),
+        ("fifty euros", "fifty dollars"),
+        ("ZK3FFW", "ZK3FFV"),
+        ("4:30 PM", "4:30 AM"),
+        ("twenty twenty four", "twenty twenty five"),
+    ],
+)
+def test_normaliser_keeps_real_differences(a: str, b: str) -> None:
+    assert normalize_for_wer(a) != normalize_for_wer(b)
+
+
+def test_a_wrong_code_letter_is_one_word_error() -> None:
+    rec = _record([("my code is ZK3FFW", "my code is Z K three F F V")])
+    assert stt_wer(build_context(rec, make_scenario())).score == round(1 / 4, 3)
+
+
 def test_normaliser_steps() -> None:
-    assert normalize_for_wer("that\\u2019s it") == "thats it"  # escaped apostrophe
+    assert normalize_for_wer("that\\u2019s it") == "that is it"  # escaped apostrophe
     assert normalize_for_wer("Hello, World!") == "hello world"
     assert normalize_for_wer("code 007") == "code 7"
     assert normalize_for_wer("the 3 rd floor") == "the 3rd floor"

@@ -129,9 +129,10 @@ def clock_used(spec: TrialSpec) -> str:
     """The clock an attempt of ``spec`` runs on: external agents are always real time."""
     if spec.mode != "audio":
         return "none"
-    from tasks.simulate.external import EXTERNAL, is_url
+    from tasks.simulate.external import EXTERNAL, is_url, served_out_of_process
 
-    external = is_url(spec.system.agent) or spec.system.agent == EXTERNAL
+    agent = spec.system.agent
+    external = is_url(agent) or agent == EXTERNAL or served_out_of_process(agent)
     return "realtime" if external else spec.clock
 
 

@@ -8,6 +8,11 @@
 * :class:`FakeResponse` -> any status and raw body (HTTP errors, garbage);
 * a callable ``(request_body) -> dict | FakeResponse`` -> computed from the request.
 
+A request with ``"stream": true`` (Pipecat's OpenAI service always streams) gets the same
+completion as server-sent events in the chat-completions chunk format (``choices[0].delta``
+with ``role``/``content``/``tool_calls`` deltas, a ``finish_reason`` chunk, a usage chunk
+when ``stream_options.include_usage`` is set, then ``data: [DONE]``).
+
 When the queue is empty, ``fallback`` (same kinds) answers if set; otherwise the server
 answers 400 (not retried by clients) and counts an overrun, so a test that scripted too
 few responses fails visibly instead of hanging.
@@ -147,6 +152,8 @@ def _handler_for(server: FakeChatServer) -> type[BaseHTTPRequestHandler]:
                 reply = FakeResponse(404, {"error": {"message": f"no route {self.path}"}})
             else:
                 reply = server.next_response(body)
+                if isinstance(body, dict) and body.get("stream") and reply.status == 200:
+                    reply = streamed(reply, body)
             data = reply.encoded()
             self.send_response(reply.status)
             self.send_header("Content-Type", reply.content_type)
@@ -172,6 +179,50 @@ def _envelope(message: dict[str, Any], finish: str, usage: tuple[int, int]) -> d
             "total_tokens": sum(usage),
         },
     }
+
+
+def completion(message: dict[str, Any], usage: tuple[int, int] = (100, 10)) -> dict[str, Any]:
+    """A completion carrying ``message`` (an assistant message, with or without tool calls)."""
+    finish = "tool_calls" if message.get("tool_calls") else "stop"
+    return _envelope(message, finish, usage)
+
+
+def _chunk(base: dict[str, Any], delta: dict[str, Any], finish: str | None) -> dict[str, Any]:
+    choice = {"index": 0, "delta": delta, "finish_reason": finish}
+    return {**base, "object": "chat.completion.chunk", "choices": [choice]}
+
+
+def stream_chunks(body: dict[str, Any], include_usage: bool) -> list[dict[str, Any]]:
+    """A chat completion as the chunks a streaming endpoint sends (OpenAI's format)."""
+    base = {"id": body.get("id", "chatcmpl-fake"), "created": 0, "model": body.get("model")}
+    choice = body["choices"][0]
+    message = choice["message"]
+    chunks = [_chunk(base, {"role": "assistant", "content": ""}, None)]
+    if message.get("content"):
+        chunks.append(_chunk(base, {"content": message["content"]}, None))
+    for index, call in enumerate(message.get("tool_calls") or []):
+        function = call["function"]
+        head = {"index": index, "id": call["id"], "type": "function"}
+        head["function"] = {"name": function["name"], "arguments": ""}
+        chunks.append(_chunk(base, {"tool_calls": [head]}, None))
+        tail = {"index": index, "function": {"arguments": function["arguments"]}}
+        chunks.append(_chunk(base, {"tool_calls": [tail]}, None))
+    chunks.append(_chunk(base, {}, choice.get("finish_reason") or "stop"))
+    if include_usage:
+        chunks.append(
+            {**base, "object": "chat.completion.chunk", "choices": [], "usage": body.get("usage")}
+        )
+    return chunks
+
+
+def streamed(reply: FakeResponse, request: dict[str, Any]) -> FakeResponse:
+    """A JSON completion reply re-encoded as server-sent events; other bodies unchanged."""
+    body = reply.body
+    if not isinstance(body, dict) or not body.get("choices"):
+        return reply
+    include_usage = bool((request.get("stream_options") or {}).get("include_usage"))
+    events = [f"data: {json.dumps(c)}\n\n" for c in stream_chunks(body, include_usage)]
+    return FakeResponse(200, "".join([*events, "data: [DONE]\n\n"]), "text/event-stream")
 
 
 def text_reply(text: str, usage: tuple[int, int] = (100, 10)) -> dict[str, Any]:

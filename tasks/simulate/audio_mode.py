@@ -50,7 +50,9 @@ def simulate_audio(scenario: Scenario, config: SimulationConfig) -> AttemptRecor
     clock, used for ``clock="realtime"`` and for any ``ws://``/``wss://`` agent, is
     :mod:`tasks.simulate.realtime`.
     """
-    if config.clock == "realtime" or "://" in config.agent:
+    from tasks.simulate.external import served_out_of_process
+
+    if config.clock == "realtime" or "://" in config.agent or served_out_of_process(config.agent):
         from tasks.simulate.realtime import simulate_realtime_async
 
         return run_coroutine(simulate_realtime_async(scenario, config))

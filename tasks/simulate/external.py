@@ -44,9 +44,26 @@ def external_url(config: SimulationConfig) -> str | None:
     return url
 
 
+def served_out_of_process(agent: str) -> bool:
+    """A registered agent that serves from its own process (``out_of_process = True``, e.g.
+    ``pipecat``): like a URL agent, real-time clock and tools through the bridge."""
+    if is_url(agent) or agent == EXTERNAL:
+        return False
+    from tasks.simulate.agents import AGENTS
+
+    try:
+        return bool(getattr(AGENTS.get(agent), "out_of_process", False))
+    except Exception:  # noqa: BLE001 - an unknown name fails where it is resolved
+        return False
+
+
 def uses_realtime(config: SimulationConfig) -> bool:
     """External agents cannot follow the virtual clock's sync ticks: always real time."""
-    return config.clock == "realtime" or external_url(config) is not None
+    return (
+        config.clock == "realtime"
+        or external_url(config) is not None
+        or served_out_of_process(config.agent)
+    )
 
 
 class ExternalAgent:

@@ -339,7 +339,12 @@ async def _agent_url(
     url = external_url(config)
     if url is None:
         ctx = AgentContext(scenario=scenario, tools=gateway, config=config)
-        return await stack.enter_async_context(get_agent(config.agent, "audio").serve(ctx)), {}
+        agent = get_agent(config.agent, "audio")
+        params: dict[str, str] = {}
+        if getattr(agent, "out_of_process", False):  # its own process: tools via the bridge
+            bridge = await stack.enter_async_context(serve_tool_bridge(gateway, scenario.agent))
+            params = {**bridge.start_parameters(), **agent.start_parameters(ctx)}  # type: ignore[attr-defined]
+        return await stack.enter_async_context(agent.serve(ctx)), params
     bridge_config = BridgeConfig(
         host=str(config.agent_params.get("bridge_host", "127.0.0.1")),
         share_scenario=bool(config.agent_params.get("share_scenario", False)),

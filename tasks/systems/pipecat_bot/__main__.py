@@ -39,10 +39,11 @@ async def serve(port: int, host: str, system_json: Path) -> None:
     import uvicorn
 
     from tasks.systems.pipecat_bot.app import build_app
-    from tasks.systems.pipecat_bot.pipeline import SystemParams, check_system
+    from tasks.systems.pipecat_bot.pipeline import SystemParams, check_system, warm_up
 
     system = SystemParams.model_validate(json.loads(system_json.read_text()))
     check_system(system)
+    await asyncio.to_thread(warm_up, system)
     watcher = asyncio.create_task(watch_parent(os.getppid()))
     config = uvicorn.Config(build_app(system), host=host, port=port, log_level="warning")
     try:

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import io
+import json
 import re
+import threading
 import wave
 from collections.abc import AsyncGenerator, AsyncIterator
 from pathlib import Path
@@ -34,6 +36,9 @@ from tasks.voice.tts import synthesize
 RATE = 16000
 # The reference cascade's agent voice (Klatt: what PocketSphinx-style callers hear best).
 AGENT_VOICE = "en-us+klatt3"
+STOP_FRAME_TIMEOUT_S = 15.0
+_RECOGNIZERS: dict[str, Recognizer] = {}
+_LOCK = threading.Lock()
 
 
 class EspeakTTSService(TTSService):
@@ -44,6 +49,8 @@ class EspeakTTSService(TTSService):
         super().__init__(
             push_start_frame=True,
             push_stop_frames=True,
+            # A loaded machine can take seconds for a long answer; 3 s would drop it.
+            stop_frame_timeout_s=STOP_FRAME_TIMEOUT_S,
             sample_rate=RATE,
             settings=settings,
             **kwargs,
@@ -108,7 +115,15 @@ def agent_side_recognizer(agent: AgentConfig, params: dict[str, Any], cache_dir:
 
     spec = SttSpec.model_validate(params.get("stt") or {})
     seed = int(params.get("seed", 0))
-    corpus = (
-        domain_corpus(domain_texts(agent), CORPUS_SENTENCES, seed) if spec.lm == "domain" else None
-    )
-    return Recognizer(spec, corpus, cache_dir / "lm")
+    key = json.dumps([agent.id, spec.model_dump(), seed, str(cache_dir)], sort_keys=True)
+    with _LOCK:  # one per domain and process: every call of that domain shares it
+        if key not in _RECOGNIZERS:
+            texts = domain_texts(agent)
+            corpus = domain_corpus(texts, CORPUS_SENTENCES, seed) if spec.lm == "domain" else None
+            _RECOGNIZERS[key] = Recognizer(spec, corpus, cache_dir / "lm")
+        return _RECOGNIZERS[key]
+
+
+def warm_up() -> None:
+    """Load eSpeak NG before the first call (its first sentence takes seconds)."""
+    synthesize("Hello.", VoiceSpec(voice=AGENT_VOICE))

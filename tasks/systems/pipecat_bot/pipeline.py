@@ -107,6 +107,19 @@ def check_system(system: SystemParams) -> None:
             raise ProviderError(f"{system.architecture} system lacks components {missing}")
 
 
+def warm_up(system: SystemParams) -> None:
+    """Import every service module and load the offline engines before listening, so the
+    first call does not spend its first seconds there."""
+    for role, component in system.components.items():
+        if role in SERVICES and component.provider in SERVICES[role]:
+            importlib.import_module(SERVICES[role][component.provider][0])
+    if any(c.provider in OFFLINE.values() for c in system.components.values()):
+        from tasks.systems.pipecat_bot import offline
+
+        offline.warm_up()
+    importlib.import_module("pipecat.audio.vad.silero")
+
+
 def pipecat_service(role: str, component: Component) -> Any:
     """Pipecat's service for a real provider; ``model`` and known settings go in its
     ``Settings``, other params are constructor arguments (``base_url``, ...)."""

@@ -1,14 +1,25 @@
 """How the simulated parties sound and listen: voices, persona style, recognisers.
 
 The caller's voice follows the persona's gender; its style (rate, response pauses,
-disfluencies, barge-in) follows the persona text. Both sides recognise speech with a
-domain language model built from sentence *templates* of the scenario (entities redrawn
-by :func:`tasks.voice.corpus.domain_corpus`), so the model knows the shape of codes and
-dates without memorising this call's values.
+disfluencies, barge-in) follows the persona text.
+
+The two recognisers see different things, as the two parties do:
+
+* the agent's (:func:`agent_recognizer_for_domain`) is built per *domain* from what a
+  deployed agent knows before the call: the domain's agent configuration (policy text,
+  tool and parameter descriptions with their example values, enum choices), generic
+  caller templates, and a generic name list (:func:`tasks.voice.corpus.generic_names`).
+  Entities are redrawn by :func:`tasks.voice.corpus.domain_corpus`, so the model knows
+  the shape of codes and dates. It never sees a scenario's caller lines, user goal or
+  expected database: a caller's unusual surname or campus is out of its vocabulary and
+  has to be spelled, as with any deployed agent.
+* the caller's (:func:`caller_recognizer`) is the simulator's, built per scenario from
+  the agent's trace lines: the simulator may know its own script.
 """
 
 from __future__ import annotations
 
+import functools
 import random
 import re
 from pathlib import Path
@@ -16,15 +27,15 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from perturbations.audio import VoiceSpec
-from scenarios.models import Scenario
-from tasks.simulate.caller import CLOSING, FAILURE_CLOSING, REPEAT_REQUEST, information_items
+from scenarios.models import AgentConfig, Scenario
+from tasks.simulate.caller import CLOSING, FAILURE_CLOSING, REPEAT_REQUEST
 from tasks.simulate.channel import CallerChannel
 from tasks.simulate.config import SimulationConfig
 from tasks.simulate.policy import CLOSING as AGENT_CLOSING
 from tasks.simulate.policy import GIVE_UP, GREETING
 from tasks.simulate.script import build_script
-from tasks.spoken import extract_entities, render_spoken
-from tasks.voice.corpus import domain_corpus
+from tasks.spoken import render_spoken
+from tasks.voice.corpus import domain_corpus, name_sentences
 from tasks.voice.stt import Recognizer, SttSpec
 
 # eSpeak's Klatt voices are the ones PocketSphinx understands best over the phone band
@@ -47,8 +58,8 @@ _CALLER_PHRASES = [
     REPEAT_REQUEST,
     CLOSING,
     FAILURE_CLOSING,
-    "Z K three F F W.",
-    "E M P zero four eight two seven one.",
+    "ZK3FFW.",  # written, so that ``domain_corpus`` redraws them
+    "EMP048271.",
     "Yes.",
     "No.",
     "Goodbye.",
@@ -128,21 +139,96 @@ def _corpus(texts: list[str], seed: int) -> list[str]:
     return domain_corpus([t for t in texts if t.strip()], CORPUS_SENTENCES, seed)
 
 
-def _value_templates(scenario: Scenario) -> list[str]:
-    """Bare caller answers in written form (``domain_corpus`` redraws their entities)."""
-    items = information_items(scenario.user_goal)
-    return [item.value for item in items if extract_entities(item.value)]
+# Generic caller speech: what callers of any service line say, values in written form
+# (redrawn by ``domain_corpus``). Written without looking at any scenario's lines.
+_GENERIC_CALLER = [
+    "Hi, I need some help please.",
+    "Hello, I'm calling about a problem.",
+    "Yes, that's right.",
+    "Yes, that's correct.",
+    "No, that's not right.",
+    "Yes please, go ahead.",
+    "Okay, thank you.",
+    "Sure, one moment.",
+    "I'm not sure.",
+    "Can you say that again?",
+    "Could you repeat that please?",
+    "What are my options?",
+    "That works for me.",
+    "That's fine, let's do that.",
+    "I'd prefer the first option.",
+    "I'd like the second one.",
+    "Can I speak to a supervisor?",
+    "Can you transfer me to a live agent?",
+    "No, that's everything, thank you.",
+    "Thank you so much for your help, goodbye.",
+    "My date of birth is March 4, 1987.",
+    "It's on June 12.",
+    "The date is 2026-08-15.",
+    "The amount was $240.50.",
+    "At 9:30 AM.",
+    "Around 2:00 PM.",
+    "My phone number ends in 4417.",
+    "The last four digits are 7294.",
+    "My email is on file.",
+]
 
 
-def agent_recognizer(scenario: Scenario, spec: SttSpec, cache_dir: Path, seed: int) -> Recognizer:
-    """The reference agent's ears: an LM over caller-side sentence templates."""
-    lines = [*build_script(scenario).user_lines, *_value_templates(scenario), *_CALLER_PHRASES]
-    corpus = _corpus(lines, seed) if spec.lm == "domain" else None
+def agent_config_texts(agent: AgentConfig) -> list[str]:
+    """The sentences of a domain's agent configuration: policy text, tool and parameter
+    descriptions, enum choices, and "my <parameter> is <example>" answers built from the
+    schema's own example values (which ``domain_corpus`` redraws)."""
+    prose = " ".join([agent.description, agent.role, agent.instructions])
+    texts = [t for t in re.split(r"(?<=[.!?:])\s+|\n+", prose) if t.strip()]
+    for tool in agent.tools:
+        texts.append(tool.description)
+        for param in [*tool.required_parameters, *tool.optional_parameters]:
+            label = param.name.replace("_", " ")
+            texts.append(param.description)
+            for example in re.findall(
+                r"e\.g\.,? '?([A-Z0-9][A-Za-z0-9:-]*\d[A-Za-z0-9-]*)", param.description
+            ):
+                texts += [f"My {label} is {example}.", f"It's {example}.", f"{example}."]
+            for choice in param.enum or []:
+                words = str(choice).replace("_", " ")
+                texts += [f"{words}.", f"I'd like {words}.", f"{label} {words}."]
+    return [t for t in texts if t.strip()]
+
+
+@functools.lru_cache(maxsize=16)
+def _agent_corpus(domain: str, agent_json: str, seed: int) -> tuple[str, ...]:
+    agent = AgentConfig.model_validate_json(agent_json)
+    templates = [*agent_config_texts(agent), *_GENERIC_CALLER, *_CALLER_PHRASES]
+    return (*_corpus(templates, seed), *name_sentences(seed))
+
+
+def agent_corpus_for_domain(domain: str, agent_config: AgentConfig, seed: int = 0) -> list[str]:
+    """The agent-side LM sentences of one domain (cached per domain, config and seed).
+
+    Its only inputs are the domain's agent configuration and generic material; no
+    scenario reaches it, which is what ``tests/tasks/simulate/test_agent_ears.py`` checks
+    on every built-in and EVA record."""
+    return list(_agent_corpus(domain, agent_config.model_dump_json(), seed))
+
+
+def agent_recognizer_for_domain(
+    domain: str, agent_config: AgentConfig, spec: SttSpec, cache_dir: Path, seed: int = 0
+) -> Recognizer:
+    """A deployed agent's ears for ``domain``: an LM over :func:`agent_corpus_for_domain`
+    (the built LM is cached on disk by content; the decoder is per call, being per thread)."""
+    corpus = agent_corpus_for_domain(domain, agent_config, seed) if spec.lm == "domain" else None
     return Recognizer(spec, corpus, cache_dir / "lm")
 
 
+def agent_recognizer(scenario: Scenario, spec: SttSpec, cache_dir: Path, seed: int) -> Recognizer:
+    """The reference (and ``llm``) agent's ears for a call of ``scenario``: only its domain
+    and agent configuration are used (:func:`agent_recognizer_for_domain`)."""
+    return agent_recognizer_for_domain(scenario.domain, scenario.agent, spec, cache_dir, seed)
+
+
 def caller_recognizer(scenario: Scenario, spec: SttSpec, cache_dir: Path, seed: int) -> Recognizer:
-    """The caller's ears: an LM over agent-side sentence templates."""
+    """The caller's ears: an LM over the agent's trace lines of this scenario (entities
+    redrawn). The simulator may know its own script; no agent sees this."""
     script = build_script(scenario)
     agent_lines = [s.text for block in script.blocks for s in block if s.kind == "say"]
     spoken = [speakable(t) for t in agent_lines]

@@ -14,9 +14,11 @@ those same sentences is optimistic.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import random
 import re
 import string
+from pathlib import Path
 
 from tasks.spoken import CodeStyle, Entity, extract_entities, normalize_spoken, render_spoken
 from tasks.spoken.words import MONTHS
@@ -114,4 +116,60 @@ def domain_corpus(texts: list[str], n: int, seed: int) -> list[str]:
             continue
         template, entities = rng.choice(templates)
         out.append(render_spoken(_fill(template, entities, rng), style))
+    return out
+
+
+# ----------------------------------------------------------------------------- generic names
+
+# Latin-script person providers of Faker: a generic name list of a few thousand names from
+# many origins, none of them taken from a scenario.
+NAME_LOCALES = ("en_US", "en_GB", "en_IN", "es_ES", "it_IT", "de_DE", "fr_FR", "pt_BR")
+
+
+@functools.lru_cache(maxsize=1)
+def _cmudict_words() -> frozenset[str]:
+    from pocketsphinx import get_model_path
+
+    path = Path(get_model_path("en-us/cmudict-en-us.dict"))
+    with path.open(encoding="utf-8") as f:
+        return frozenset(line.split(" ", 1)[0].split("(")[0] for line in f)
+
+
+@functools.lru_cache(maxsize=1)
+def generic_names() -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(first names, surnames) of Faker's ``NAME_LOCALES`` that cmudict can pronounce
+    (a word the dictionary lacks is unreachable for the decoder anyway)."""
+    import importlib
+
+    known = _cmudict_words()
+    firsts: dict[str, None] = {}
+    lasts: dict[str, None] = {}
+    for locale in NAME_LOCALES:
+        provider = importlib.import_module(f"faker.providers.person.{locale}").Provider
+        for pool, names in ((firsts, provider.first_names), (lasts, provider.last_names)):
+            for name in names:
+                if re.fullmatch(r"[A-Z][a-z]+", name) and name.lower() in known:
+                    pool[name] = None
+    return tuple(firsts), tuple(lasts)
+
+
+# Every template says both names, so each name of the list occurs in the corpus.
+NAME_TEMPLATES = [
+    "My name is {first} {last}.",
+    "{first} {last}.",
+    "This is {first} {last} calling.",
+    "It's {first} {last}, last name {last}.",
+    "My first name is {first} and my last name is {last}.",
+    "The booking is under {first} {last}.",
+]
+
+
+def name_sentences(seed: int) -> list[str]:
+    """Name answers over the whole generic name list: every surname and first name occurs."""
+    firsts, lasts = generic_names()
+    rng = random.Random(seed)
+    out = []
+    for i in range(max(len(firsts), len(lasts))):
+        first, last = firsts[i % len(firsts)], lasts[i % len(lasts)]
+        out.append(rng.choice(NAME_TEMPLATES).format(first=first, last=last))
     return out

@@ -21,6 +21,7 @@ contractions expanded, British spellings American, fillers dropped, words in the
 from __future__ import annotations
 
 import re
+from functools import partial
 from typing import Any
 
 from whisper_normalizer.basic import remove_symbols_and_diacritics
@@ -52,7 +53,11 @@ _CURRENCY = re.compile(r"([$€£¢])(one|\d+(?:\.\d+)?)\b")
 _PERCENT = re.compile(r"(\d|\bone)%")
 _ONE_IN_DECIMAL = re.compile(r"\bone(?=\.\d)|(?<=\d\.)one\b")
 
-_REPLACERS: dict[str, str] = EnglishTextNormalizer().replacers  # contractions, titles
+_REPLACERS: dict[str, str] = EnglishTextNormalizer().replacers
+# Whisper's title abbreviations ("dr" -> "doctor"), kept apart: an upper-case "DR" or "ST"
+# is a spelled code, not a title.
+_TITLES = {p: r for p, r in _REPLACERS.items() if re.fullmatch(r"\\b[a-z]+\\b", p)}
+_CONTRACTIONS = {p: r for p, r in _REPLACERS.items() if p not in _TITLES}
 
 
 class _Numbers(EnglishNumberNormalizer):  # type: ignore[misc]
@@ -68,19 +73,26 @@ _SPELLINGS: Any = EnglishSpellingNormalizer()
 
 def _clean(text: str) -> str:
     """Whisper's steps before number reading, plus written times and "o'clock"."""
+    for pattern, replacement in _TITLES.items():
+        text = re.sub(pattern, partial(_title, replacement=replacement), text, flags=re.I)
     s = _BRACKETS.sub("", text.lower())
     s = _PARENS.sub(lambda m: f" {m[1]} " if re.search(r"\d", m[1]) else "", s)
     s = _FILLER.sub("", s)
     s = re.sub(r"\s+'", "'", s)
     s = _OCLOCK.sub(" oclock", s)
+    s = re.sub(r"\bx-ray\b", "xray", s)  # the NATO word, before hyphens become spaces
     s = _WRITTEN_TIME.sub(_written_time, s)
     s = _GLUED_TIME.sub(r"\1 \2m", s)
-    for pattern, replacement in _REPLACERS.items():
+    for pattern, replacement in _CONTRACTIONS.items():
         s = re.sub(pattern, replacement, s)
     s = re.sub(r"(\d),(\d)", r"\1\2", s)
     s = _SUFFIX_CURRENCY.sub(lambda m: f"{m[1]} {CURRENCY_WORDS[m[2]]}", s)
     s = re.sub(r"\.([^0-9]|$)", r" \1", s)
     return str(remove_symbols_and_diacritics(s, keep=".%$¢€£"))
+
+
+def _title(m: re.Match[str], replacement: str) -> str:
+    return m[0] if len(m[0]) > 1 and m[0].isupper() else replacement
 
 
 def _written_time(m: re.Match[str]) -> str:

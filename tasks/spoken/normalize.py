@@ -246,6 +246,8 @@ def _time_parts(toks: list[_Tok], i: int) -> tuple[int, int, str, int] | None:
         j += 1
     elif j + 1 < len(toks) and toks[j].low == "oh" and toks[j + 1].low in DIGIT_WORDS:
         minute, j = DIGIT_WORDS.index(toks[j + 1].low), j + 2
+    elif j < len(toks) and re.fullmatch(r"[0-5]\d", toks[j].low):
+        minute, j = int(toks[j].low), j + 1  # written minutes, colon dropped ("4 05 pm")
     else:
         minutes = parse_cardinal(toks, j)
         if minutes and 10 <= minutes[0] <= 59:

@@ -1,11 +1,17 @@
 from __future__ import annotations
 
+import re
+import string
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tasks.metrics.context import build_context
 from tasks.metrics.stt_wer import compute as stt_wer
 from tasks.metrics.stt_wer import strip_tags
 from tasks.metrics.wer_normalize import normalize_for_wer, uses_cer
+from tasks.spoken import speak_amount, speak_code, speak_number, speak_time
 from tests.tasks.metrics.builders import make_record, make_scenario, turn
 
 
@@ -149,3 +155,29 @@ def test_cer_for_character_languages() -> None:
     score = stt_wer(build_context(rec, make_scenario(language="ja")))
     assert score.details["use_cer"] is True and score.score == round(1 / 5, 3)
     assert "cer" in score.details
+
+
+FAST = settings(max_examples=100, deadline=None)
+
+
+@FAST
+@given(st.text(alphabet=string.ascii_uppercase + string.digits, min_size=2, max_size=10))
+def test_spelled_code_meets_written_code(code: str) -> None:
+    letters = [c for c in code if c.isalpha()]
+    if set(letters) <= {"A", "I"} or re.fullmatch(r"[AI]?[1-9][AP]M", code):
+        return  # the article/pronoun and bare times (see test_spoken.test_code_round_trip)
+    # A lone NATO word among digits is a word by design ("Delta one way").
+    for style in ("letters", "nato") if len(letters) > 1 else ("letters",):
+        spoken = speak_code(code, style)  # type: ignore[arg-type]
+        assert normalize_for_wer(f"it is {spoken}") == normalize_for_wer(f"it is {code}")
+
+
+@FAST
+@given(st.integers(0, 10**9), st.integers(0, 10_000_000), st.integers(0, 23), st.integers(0, 59))
+def test_spoken_numbers_amounts_and_times_meet_written(n: int, cents: int, h: int, m: int) -> None:
+    assert normalize_for_wer(speak_number(n)) == normalize_for_wer(str(n))
+    amount = f"${cents // 100:,}.{cents % 100:02d}"
+    assert normalize_for_wer(speak_amount(amount)) == normalize_for_wer(amount)
+    hour12 = h % 12 or 12
+    written = f"{hour12}:{m:02d} {'PM' if h >= 12 else 'AM'}"
+    assert normalize_for_wer(speak_time(f"{h:02d}:{m:02d}")) == normalize_for_wer(written)

@@ -11,6 +11,13 @@ Sets (``<set_dir>/*.jsonl``, formats differ per file):
 * ``agent_speech_fidelity.jsonl``: labels only; the audio is not part of the set, so the
   metric is reported as skipped.
 
+Halves (``half=``): every set is split by a fixed rule, the position of its valid rows in
+file order: rows 0, 2, 4, ... are the *development* half, rows 1, 3, 5, ... the
+*held-out* half (``HALVES``). Judge rules may be tuned on the development half only; the
+agreement floors in tests/tasks/test_judge_validation.py are measured on the held-out half.
+Conversation sets count only valid rows (not ``invalid``, rating 1-3), so the halves do
+not shift when a row is marked invalid.
+
 Statistics per metric: n, accuracy, macro-F1, Cohen's kappa (linear weights, ordinal
 scales) and the confusion matrix ``{human: {judge: count}}`` (``tasks.judges.agreement``).
 
@@ -71,6 +78,7 @@ SET_FILES = {
 }
 ALIASES = {"key_entity_transcription": KEY_ENTITY_METRIC}
 SPURIOUS_PENALTY = 0.5
+HALVES = {"development": 0, "held_out": 1}
 
 
 class MetricAgreement(BaseModel):
@@ -111,6 +119,22 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
         except json.JSONDecodeError as exc:
             raise ValueError(f"{path}:{number}: invalid JSON ({exc.msg})") from None
     return rows
+
+
+def _valid_row(metric: str, row: dict[str, Any]) -> bool:
+    if metric in ("faithfulness", "conversation_progression"):
+        return row.get("invalid") is not True and row.get("expected_rating") in (1, 2, 3)
+    return True
+
+
+def select_half(rows: list[dict[str, Any]], metric: str, half: str | None) -> list[dict[str, Any]]:
+    """The ``half`` of a set's valid rows (see the module docstring); all rows for None."""
+    if half is None:
+        return rows
+    if half not in HALVES:
+        raise ValueError(f"unknown half {half!r}; valid: {', '.join(HALVES)}")
+    valid = [row for row in rows if _valid_row(metric, row)]
+    return valid[HALVES[half] :: 2]
 
 
 def agent_config(set_dir: Path, domain: str = "airline") -> dict[str, Any]:
@@ -241,8 +265,10 @@ def validate_judge(
     metrics: list[str] | None = None,
     *,
     judge_params: dict[str, Any] | None = None,
+    half: str | None = None,
 ) -> JudgeValidationReport:
-    """Run ``judge`` on every labelled set in ``set_dir`` (or only ``metrics``)."""
+    """Run ``judge`` on every labelled set in ``set_dir`` (or only ``metrics``), on all rows
+    or on one ``half`` ("development" / "held_out")."""
     set_dir = Path(set_dir)
     if not set_dir.is_dir():
         raise FileNotFoundError(f"{set_dir}: judge-validation set directory not found")
@@ -267,9 +293,10 @@ def validate_judge(
         elif metric == "agent_speech_fidelity":
             report.skipped[metric] = "labels only: the set does not include the agent audio"
         elif metric == KEY_ENTITY_METRIC:
-            report.key_entity_transcription = _entity_set(read_jsonl(path), instance)
+            rows = select_half(read_jsonl(path), metric, half)
+            report.key_entity_transcription = _entity_set(rows, instance)
         else:
-            report.metrics[metric] = runners[metric](read_jsonl(path))
+            report.metrics[metric] = runners[metric](select_half(read_jsonl(path), metric, half))
     return report
 
 

@@ -46,8 +46,8 @@ _GLUED_TIME = re.compile(r"\b(\d{1,2})([ap])\.?m\b\.?")
 # "50¢", "20 €": the symbol after the number, as some locales write it.
 _SUFFIX_CURRENCY = re.compile(r"(\d)\s?([$€£¢])(?!\d)")
 _MIXED = re.compile(r"(?=.*[a-z])(?=.*\d)[a-z0-9]+")
-# Digits with a suffix that Whisper reads itself: "21st", "1960s", "10am".
-_NUMBER_SUFFIX = re.compile(r"\d+(?:st|nd|rd|th|s|am|pm)")
+# Digits with a suffix that Whisper reads itself: "21st", "10am" ("1960s" stays as it is).
+_NUMBER_SUFFIX = re.compile(r"\d+(?:st|nd|rd|th|am|pm)")
 _NUMBERISH = re.compile(r"[$€£¢]?\d")
 _CURRENCY = re.compile(r"([$€£¢])(one|\d+(?:\.\d+)?)\b")
 _PERCENT = re.compile(r"(\d|\bone)%")

@@ -86,7 +86,7 @@ def prepare_written(text: str) -> str:
     text = text.replace("\u2019", "'").replace("\u2018", "'").replace("\u2013", "-")
     # Punctuation between "$" and its number would be stripped later, leaving "$ 0" that a
     # second pass reads as "$0"; reading it as "$0" now keeps normalisation idempotent.
-    text = re.sub(r"\$[.,!?;:]+\s+(?=\d)", "$", text)
+    text = re.sub(r"\$(?:[.,!?;:]+\s+|\s+[.,!?;:]+)(?=\d)", "$", text)
     for pattern, rewrite in _WRITTEN_RULES:
         text = pattern.sub(lambda m, f=rewrite: _keep_if_none(m, f(m)), text)  # type: ignore[misc]
     # Spoken compounds ("twenty-five", "twenty-fifth") split into their words.

@@ -1,0 +1,134 @@
+"""Does the offline agent-speech-fidelity judge hear errors its language model did not expect?
+
+The judge decodes with an LM built from the conversation's own intended text, so the test
+speaks (real eSpeak -> PocketSphinx chain, as the voice stack speaks: ``render_spoken``) a
+wrong entity while the intended text stays right: one letter or digit of a confirmation
+code, one digit of an employee ID, an amount and a date off by a little. The judge must
+flag >= 90% of the injected turns, and should raise <= 5% false alarms on the same calls
+spoken correctly.
+
+Measured (6 calls x 4 entity turns, seed 0): the catch-rate bound holds, the false-alarm
+bound does not: PocketSphinx confuses spelled letters (W/D, T/D, Q/U) in clean audio and the
+judge cannot tell the recogniser's mistakes from the speaker's, so the false-alarm check
+is a strict xfail that documents the shortfall until the recogniser is constrained (e.g. a
+per-turn grammar of the intended value and its one-symbol variants).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import random
+import wave
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tasks.judges import AudioInput, JudgeTask, make_judge
+from tasks.judges.inputs import SpeechFidelityInput
+from tasks.spoken import render_spoken
+
+RATE = 16000
+CALLS = 6
+LETTERS = "BCDFGHJKLMNPQRSTVWXYZ"
+DIGITS = "0123456789"
+MONTHS = [dt.date(2026, m, 1).strftime("%B") for m in range(1, 13)]
+
+
+def _flip(value: str, rng: random.Random, lo: int = 0) -> str:
+    i = rng.randrange(lo, len(value))
+    pool = LETTERS if value[i].isalpha() else DIGITS
+    return value[:i] + rng.choice([c for c in pool if c != value[i]]) + value[i + 1 :]
+
+
+def _date(day: dt.date) -> str:
+    return f"{MONTHS[day.month - 1]} {day.day}, {day.year}"
+
+
+def call_pair(rng: random.Random) -> tuple[dict[int, str], dict[int, str]]:
+    """(intended turns, the same turns with one entity error each)."""
+    code = "".join(rng.choice(LETTERS + DIGITS) for _ in range(6))
+    code = code if any(c.isalpha() for c in code) else "K" + code[1:]
+    emp = "EMP" + "".join(rng.choice(DIGITS) for _ in range(6))
+    fee = rng.randrange(20, 500)
+    day = dt.date(2026, 1, 1) + dt.timedelta(rng.randrange(365))
+    templates = (
+        "Your confirmation code is {}.",
+        "The change fee is ${}.",
+        "Your new flight is on {}.",
+        "Your employee ID is {}.",
+    )
+    good = (code, fee, _date(day), emp)
+    bad = (
+        _flip(code, rng),
+        fee + rng.choice([-10, -1, 1, 10, 100]),
+        _date(day + dt.timedelta(rng.choice([-2, -1, 1, 2, 7]))),
+        _flip(emp, rng, lo=3),
+    )
+    intended = {i + 1: t.format(v) for i, (t, v) in enumerate(zip(templates, good, strict=True))}
+    wrong = {i + 1: t.format(v) for i, (t, v) in enumerate(zip(templates, bad, strict=True))}
+    return intended, wrong
+
+
+def speak(texts: dict[int, str], path: Path) -> AudioInput:
+    from perturbations.audio import VoiceSpec
+    from tasks.voice.tts import synthesize
+
+    pieces, segments, cursor = [], {}, 0.5
+    for turn, text in texts.items():
+        clip = synthesize(render_spoken(text), VoiceSpec(voice="en-us+klatt3"))
+        audio = np.interp(
+            np.arange(0, clip.samples.size, clip.rate / RATE),
+            np.arange(clip.samples.size),
+            clip.samples,
+        )
+        pieces += [np.zeros(int(0.5 * RATE)), audio]
+        segments[turn] = [(cursor, cursor + audio.size / RATE)]
+        cursor += 0.5 + audio.size / RATE
+    samples = np.clip(np.concatenate(pieces), -1.0, 1.0)
+    with wave.open(str(path), "wb") as wav:
+        wav.setnchannels(1)
+        wav.setsampwidth(2)
+        wav.setframerate(RATE)
+        wav.writeframes((samples * 32767).astype("<i2").tobytes())
+    return AudioInput(path=path, segments=segments)
+
+
+@pytest.fixture(scope="module")
+def flagged(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[bool]]:
+    """ "clean"/"injected" -> per entity turn, did the judge rate it 0?"""
+    tmp = tmp_path_factory.mktemp("injected")
+    judge = make_judge({"name": "offline", "params": {"cache_dir": str(tmp / "lm")}})
+    rng = random.Random(0)
+    out: dict[str, list[bool]] = {"clean": [], "injected": []}
+    for k in range(CALLS):
+        intended, wrong = call_pair(rng)
+        for kind, spoken in (("clean", intended), ("injected", wrong)):
+            inputs = SpeechFidelityInput(role="assistant", turns=intended, variant="agent_entities")
+            task = JudgeTask(
+                metric="agent_speech_fidelity",
+                inputs=inputs,
+                audio=speak(spoken, tmp / f"{kind}{k}.wav"),
+            )
+            verdict = judge.evaluate(task)
+            assert verdict.error is None, verdict.error
+            turns = json.loads(verdict.raw_text)["turns"]
+            assert all(t["has_entities"] for t in turns)
+            out[kind] += [t["rating"] == 0 for t in turns]
+    return out
+
+
+def test_injected_entity_errors_are_caught(flagged: dict[str, list[bool]]) -> None:
+    caught = flagged["injected"]
+    assert len(caught) == 4 * CALLS
+    assert sum(caught) / len(caught) >= 0.90, sum(caught)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="measured ~20% false alarms: the recogniser confuses spelled letters in clean audio",
+)
+def test_few_false_alarms_on_clean_calls(flagged: dict[str, list[bool]]) -> None:
+    alarms = flagged["clean"]
+    assert sum(alarms) / len(alarms) <= 0.05, sum(alarms)

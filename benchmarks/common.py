@@ -2,7 +2,8 @@
 
 A benchmark is a function ``(BenchOptions) -> list[Figure]`` registered in ``BENCHMARKS``;
 ``python -m benchmarks`` runs them, prints one table (value, target, pass/fail per figure)
-and writes ``benchmarks/results.json``. Figures are data: a benchmark that cannot run
+and writes ``benchmarks/results.json``, each group stamped with the commit it ran on
+(``benchmarks.stamps``). Figures are data: a benchmark that cannot run
 returns a figure with ``value=None`` and a note saying why, it never aborts the others.
 """
 
@@ -23,6 +24,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from benchmarks.stamps import ChangedFn, git_changed, split_stale, staleness
 from scenarios.registry import Registry
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -196,11 +198,15 @@ def write_results(
         "not_met": [f.name for f in figures if f.passed is False],
         **extra,
     }
+    _write_json(path, payload)
+    return path
+
+
+def _write_json(path: Path, payload: dict[str, Any]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(json.dumps(payload, indent=2, default=str) + "\n", encoding="utf-8")
     tmp.replace(path)
-    return path
 
 
 def figures_from_json(group: str, data: Any) -> list[Figure]:
@@ -232,25 +238,69 @@ def figures_from_json(group: str, data: Any) -> list[Figure]:
     return figures
 
 
-def carried_over(path: Path, ran: set[str]) -> tuple[list[Figure], dict[str, Any]]:
-    """The figures in ``path`` of groups not in ``ran``, and the extras that go with them.
-
-    ``--only`` re-runs some groups; the others keep their last figures instead of vanishing
-    from results.json, and ``carried_over`` says when each was measured.
-    """
+def _read_json(path: Path) -> dict[str, Any]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def carried_over(
+    path: Path, ran: set[str], changed: ChangedFn = git_changed
+) -> tuple[list[Figure], dict[str, Any]]:
+    """The figures in ``path`` of groups not in ``ran`` whose code is unchanged since their
+    stamp, and the extras that go with them (``stamps``, ``carried_over``, ``stale``).
+
+    ``--only`` re-runs some groups; the others keep their last figures only while they
+    still describe HEAD (``benchmarks.stamps``). A group whose code changed, or that was
+    never stamped, goes to ``stale`` with the reason and its old figures, out of
+    ``figures`` and ``not_met``. Groups re-run now leave ``stale``.
+    """
+    data = _read_json(path)
+    if not data:
         return [], {}
-    if not isinstance(data, dict):
-        return [], {}
-    figures = [f for f in figures_from_json("", data) if f.group not in ran]
-    groups = sorted({f.group for f in figures})
+    old = [f for f in figures_from_json("", data) if f.group not in ran]
+    stamps = data.get("stamps") or {}
+    fresh, reasons = split_stale({g: stamps.get(g) for g in {f.group for f in old}}, changed)
     earlier = data.get("carried_over") or {}
+    stale = {g: v for g, v in (data.get("stale") or {}).items() if g not in ran}
+    for group, reason in sorted(reasons.items()):
+        stale[group] = {
+            "reason": reason,
+            "stamp": stamps.get(group),
+            "measured_at": earlier.get(group) or data.get("generated_at"),
+            "figures": [f.as_json() for f in old if f.group == group],
+        }
+    kept = [f for f in old if f.group in fresh]
     extras: dict[str, Any] = {
-        "carried_over": {g: earlier.get(g) or data.get("generated_at") for g in groups}
+        "stamps": fresh,
+        "carried_over": {g: earlier.get(g) or data.get("generated_at") for g in sorted(fresh)},
+        "stale": stale,
     }
     for key in ("benchmark_seconds", "load_average_at_start"):
         previous = data.get(key) or {}
-        extras[key] = {g: previous[g] for g in groups if g in previous}
-    return figures, extras
+        extras[key] = {g: previous[g] for g in fresh if g in previous}
+    return kept, extras
+
+
+def mark_side_file(path: Path, group: str, changed: ChangedFn = git_changed) -> str | None:
+    """A group's own results file (e.g. ``results_voice.json``): record whether its ``stamp``
+    still describes HEAD (``stale``: the reason, or removed when current). Returns it."""
+    data = _read_json(path)
+    if not data:
+        return None
+    reason = staleness(group, data.get("stamp"), changed)
+    data.pop("stale", None)
+    if reason is not None:
+        data["stale"] = reason
+    _write_json(path, data)
+    return reason
+
+
+def stamp_side_file(path: Path, stamp: dict[str, Any]) -> None:
+    """Stamp a group's own results file just written by its run."""
+    data = _read_json(path)
+    if data:
+        data.pop("stale", None)
+        _write_json(path, {**data, "stamp": stamp})

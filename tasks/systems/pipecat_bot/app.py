@@ -82,7 +82,7 @@ def build_task(
     prompt = str(params.get(PARAM_SYSTEM_PROMPT) or DEFAULT_PROMPT)
     context = LLMContext(messages=[{"role": "system", "content": prompt}], tools=tools.toolset)
     if "realtime" in system.components:
-        brain, pair = realtime_builder()(system.components["realtime"], tools)
+        brain, pair = realtime_builder()(system.components["realtime"], tools, context)
         processors = [transport.input(), pair.user(), brain, transport.output(), pair.assistant()]
     else:
         agent = AgentConfig.model_validate_json(params[PARAM_AGENT_CONFIG])
@@ -112,7 +112,12 @@ def build_task(
         ]
     task = PipelineWorker(
         Pipeline(processors),
-        params=PipelineParams(audio_in_sample_rate=RATE, audio_out_sample_rate=RATE),
+        params=PipelineParams(
+            audio_in_sample_rate=RATE,
+            audio_out_sample_rate=RATE,
+            enable_metrics=True,  # usage metrics feed the realtime adapter's usage events
+            enable_usage_metrics=True,
+        ),
         # The harness ends every call (hang-up, time limit); a quiet line is not an end.
         idle_timeout_secs=None,
     )

@@ -1,0 +1,94 @@
+"""CI proof: a REAL Pipecat process is the agent under test and completes an EVA record.
+
+System ``pipecat-offline`` (the catalogue entry): Pipecat's pipeline in its own process and
+environment (``.venv-pipecat``, ``make pipecat-env``) - Pipecat's Twilio serializer over its
+FastAPI WebSocket transport, Silero VAD, our PocketSphinx (with the agent's own, domain-only
+language model) and eSpeak NG as Pipecat services, Pipecat's OpenAI LLM service streaming
+from the fake chat model (:mod:`tests.fakes.trace_model`), whose every caller-supplied value
+comes from what the pipeline transcribed. Tools run in the harness's engine through the
+trial's bridge, so the final DB hash equals the expected one only if the pipeline heard the
+caller well enough.
+
+Record ``airline/5.2.2`` (cancel a booking): one of the shortest EVA records with a write
+that depends on heard values - the cancellation needs the reservation, which needs the
+confirmation code and the last name. "Garcia" is not in a domain-only vocabulary, so the
+first lookup fails and the policy asks the caller to spell both (NATO spelling is generic
+vocabulary): the pipeline completes the task by hearing the spelled values, as a deployed
+agent would.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from flows.benchmark import run_benchmark
+from scenarios.loader import load_eva_scenarios
+from tasks.config import BenchmarkConfig
+from tasks.store import Store
+from tasks.systems.pipecat_process import bot_python
+from tests.fake_llm import FakeChatServer
+from tests.fakes.trace_model import chat_handler
+
+RECORD = "airline/5.2.2"
+
+pytestmark = pytest.mark.skipif(
+    not bot_python().exists(), reason="the Pipecat environment is missing: run `make pipecat-env`"
+)
+
+
+@pytest.fixture
+def fake_model(eva_root: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeChatServer]:
+    scenario = load_eva_scenarios(eva_root, record_ids=[RECORD])[0]
+    with FakeChatServer(fallback=chat_handler(scenario)) as server:
+        monkeypatch.setenv("EVAFLOW_LLM_BASE_URL", server.base_url)
+        monkeypatch.setenv("EVAFLOW_LLM_MODEL", "trace-model")
+        yield server
+
+
+def benchmark_config(eva_root: Path, store: Path) -> BenchmarkConfig:
+    return BenchmarkConfig.model_validate(
+        {
+            "store": str(store),
+            "run_id": "pipecat",
+            "scenarios": {"eva_root": str(eva_root), "records": [RECORD]},
+            "systems": ["pipecat-offline"],
+            "conditions": ["clean"],
+            "trials": 1,
+            "max_attempts": 1,
+            "max_duration_s": 150,
+            "metrics": ["task_completion"],
+            "report": False,
+            "runner": {"kind": "threads", "workers": 1},
+        }
+    )
+
+
+@pytest.mark.timeout(300)
+def test_a_pipecat_process_completes_an_eva_record_over_audio(
+    eva_root: Path, tmp_path: Path, fake_model: FakeChatServer
+) -> None:
+    started = time.perf_counter()
+    run_benchmark(benchmark_config(eva_root, tmp_path))
+    store = Store(str(tmp_path))
+    trials = store.read("trials", "pipecat")
+    assert len(trials) == 1
+    row = trials.iloc[0]
+    assert (row["status"], row["system"], row["clock"]) == ("ok", "pipecat-offline", "realtime"), (
+        row["error"]
+    )
+    heard = [m["content"] for r in fake_model.requests for m in r.messages if m["role"] == "user"]
+    calls = store.query("SELECT tool_name, params_json, status FROM tool_calls")
+    assert row["final_db_hash"] == row["expected_db_hash"], (
+        list(dict.fromkeys(heard)),
+        calls.to_dict("records"),
+    )
+    tc = store.query("SELECT normalized_score FROM metrics WHERE metric = 'task_completion'")
+    assert list(tc["normalized_score"]) == [1.0]
+    # The model was Pipecat's streaming OpenAI client, fed by Pipecat's own transcripts.
+    assert fake_model.requests and all(r.body.get("stream") for r in fake_model.requests)
+    assert any("yankee" in str(h) for h in heard), heard
+    print(f"pipecat-offline {RECORD}: {time.perf_counter() - started:.1f} s")

@@ -45,7 +45,7 @@ def _month_number(word: str) -> int:
 _MONTH_PATTERN = "|".join(MONTHS) + "|" + "|".join(MONTH_ABBREVIATIONS)
 _WRITTEN_RULES: list[tuple[re.Pattern[str], Callable[[re.Match[str]], str | None]]] = [
     (
-        re.compile(r"\$\s?(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d{1,2}))?(?!\d)"),
+        re.compile(r"\$\s*(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d{1,2}))?(?!\d)"),
         lambda m: format_amount(
             int(m[1].replace(",", "")), int(m[2].ljust(2, "0")) if m[2] else None
         ),

@@ -33,7 +33,9 @@ SENTENCES = [
 ]
 # Measured with this fixture (deterministic: same seed, same audio, same words): clean 0.0,
 # connection 0.0, noise 0.09, accent 0.55; bounds add a margin. Entity-heavy sentences.
-WER_BOUNDS = {"clean": 0.10, "connection": 0.15, "noise": 0.25, "accent": 0.70}
+# Noise draws its segment per utterance since 2026-12-01: over 8 seeds its WER on these four
+# sentences spreads 0.14-0.32 (mean 0.24), so its bound covers that spread.
+WER_BOUNDS = {"clean": 0.10, "connection": 0.15, "noise": 0.35, "accent": 0.70}
 
 
 def _wer_through_channel(recognizer: Recognizer, condition: str) -> float:

@@ -5,7 +5,7 @@ The bot (:mod:`tasks.systems.pipecat_bot`) runs in its own virtual environment
 per system and harness process (a Dask worker, the threads runner) serves every call of
 that process, one Pipecat pipeline per call; each gets a free port from the OS, so
 concurrent workers never collide. Bots stop at interpreter exit, and exit by themselves
-when their parent dies (``PR_SET_PDEATHSIG`` plus a parent poll), so a killed run leaves
+when their parent dies (they poll their parent), so a killed run leaves
 no orphan. A bot that cannot start is an error naming the cause (its stderr tail).
 """
 

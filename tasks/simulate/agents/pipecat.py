@@ -7,8 +7,8 @@ harness process and stops it at exit. From then on a call is an external agent's
 real-time clock, timing from the wire, and every tool call through the trial's tool bridge
 (``out_of_process``), whose URL and token arrive in ``start.customParameters`` together with
 what a deployed agent of the domain is configured with: its system prompt (today's date,
-the domain agent's role and policy, EVA spec 7.5) and the domain's agent configuration
-(for the recogniser's vocabulary). Never the scenario's caller data.
+the domain agent's role and policy, EVA spec 7.5), the domain and its agent configuration
+(the recogniser's vocabulary: ``tasks.simulate.voices.agent_recognizer_for_domain``). Never the scenario's caller data.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from tasks.simulate.llm_prompts import agent_system_prompt
 # customParameters keys the bot reads (tasks.systems.pipecat_bot.app).
 PARAM_SYSTEM_PROMPT = "system_prompt"
 PARAM_AGENT_CONFIG = "agent_config"
+PARAM_DOMAIN = "domain"
 
 
 def bot_system(ctx: AgentContext) -> dict[str, Any]:
@@ -45,6 +46,7 @@ class PipecatAgent:
         return {
             PARAM_SYSTEM_PROMPT: agent_system_prompt(ctx.scenario),
             PARAM_AGENT_CONFIG: ctx.scenario.agent.model_dump_json(),
+            PARAM_DOMAIN: ctx.scenario.domain,
         }
 
     @asynccontextmanager

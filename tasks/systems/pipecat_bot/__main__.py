@@ -9,30 +9,20 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import ctypes
 import json
 import os
-import signal
 import sys
 from pathlib import Path
 
 PARENT_POLL_S = 1.0
-PR_SET_PDEATHSIG = 1
-
-
-def die_with_parent() -> None:
-    """Linux: the kernel sends SIGTERM when the parent dies; elsewhere a poll does it."""
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
-    except (OSError, AttributeError):
-        pass
 
 
 async def watch_parent(parent: int) -> None:
+    """Exit once reparented. (Not PR_SET_PDEATHSIG: it fires when the parent THREAD that
+    started the bot ends, and harness threads come and go.)"""
     while os.getppid() == parent:
         await asyncio.sleep(PARENT_POLL_S)
-    os.kill(os.getpid(), signal.SIGTERM)
+    os._exit(0)  # nobody is left to talk to: no graceful shutdown to wait for
 
 
 async def serve(port: int, host: str, system_json: Path) -> None:
@@ -58,7 +48,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--system-json", type=Path, required=True)
     args = parser.parse_args(argv)
-    die_with_parent()
     from tasks.systems.pipecat_bot.pipeline import ProviderError
 
     try:

@@ -45,6 +45,7 @@ from tasks.systems.pipecat_bot.tools import BridgeTools
 # customParameters the pipecat agent (tasks/simulate/agents/pipecat.py) adds to the bridge's.
 PARAM_SYSTEM_PROMPT = "system_prompt"
 PARAM_AGENT_CONFIG = "agent_config"
+PARAM_DOMAIN = "domain"
 # The cascade's initial message (tasks.simulate.llm_prompts.GREETING, EVA spec 7.5): the
 # agent greets without the model.
 GREETING = "Hello! How can I help you today?"
@@ -86,9 +87,10 @@ def build_task(
         processors = [transport.input(), pair.user(), brain, transport.output(), pair.assistant()]
     else:
         agent = AgentConfig.model_validate_json(params[PARAM_AGENT_CONFIG])
+        domain = str(params.get(PARAM_DOMAIN) or "")
         cache = Path(system.cache_dir or Path.home() / ".cache" / "evaflow-pipecat")
         stt, llm, tts = (
-            service(r, system.components[r], agent, cache) for r in ("stt", "llm", "tts")
+            service(r, system.components[r], agent, cache, domain) for r in ("stt", "llm", "tts")
         )
         llm.register_function(None, tools.handle)
         pair = LLMContextAggregatorPair(

@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import io
 import json
-import re
 import threading
 import wave
 from collections.abc import AsyncGenerator, AsyncIterator
@@ -94,33 +93,20 @@ class PocketSphinxSTTService(SegmentedSTTService):
             yield TranscriptionFrame(text, "caller", time_now_iso8601())
 
 
-def domain_texts(agent: AgentConfig) -> list[str]:
-    """What a deployed agent of this domain knows to expect: its policy and tool texts
-    (domain vocabulary) and generic caller phrases (spelled codes, yes/no, goodbye)."""
-    from tasks.simulate.voices import _CALLER_PHRASES
-
-    texts = [*_CALLER_PHRASES, agent.role, agent.description]
-    texts += re.split(r"(?<=[.!?])\s+|\n+", agent.instructions)
-    for tool in agent.tools:
-        texts.append(tool.description)
-        params = [*tool.required_parameters, *tool.optional_parameters]
-        texts += [str(p.description or "") for p in params]
-    return [t.strip() for t in texts if t and t.strip()]
-
-
-def agent_side_recognizer(agent: AgentConfig, params: dict[str, Any], cache_dir: Path) -> Any:
-    """The agent's recogniser for one domain (see the module docstring)."""
-    from tasks.simulate.voices import CORPUS_SENTENCES
-    from tasks.voice.corpus import domain_corpus
+def agent_side_recognizer(
+    domain: str, agent: AgentConfig, params: dict[str, Any], cache_dir: Path
+) -> Recognizer:
+    """The agent's recogniser for one domain: evaflow's agent-side builder
+    (:func:`tasks.simulate.voices.agent_recognizer_for_domain`: the domain's agent
+    configuration and generic material, no scenario), one per domain and process."""
+    from tasks.simulate.voices import agent_recognizer_for_domain
 
     spec = SttSpec.model_validate(params.get("stt") or {})
     seed = int(params.get("seed", 0))
-    key = json.dumps([agent.id, spec.model_dump(), seed, str(cache_dir)], sort_keys=True)
-    with _LOCK:  # one per domain and process: every call of that domain shares it
+    key = json.dumps([domain, agent.id, spec.model_dump(), seed, str(cache_dir)], sort_keys=True)
+    with _LOCK:  # every call of the domain shares it (the Recognizer serialises decoding)
         if key not in _RECOGNIZERS:
-            texts = domain_texts(agent)
-            corpus = domain_corpus(texts, CORPUS_SENTENCES, seed) if spec.lm == "domain" else None
-            _RECOGNIZERS[key] = Recognizer(spec, corpus, cache_dir / "lm")
+            _RECOGNIZERS[key] = agent_recognizer_for_domain(domain, agent, spec, cache_dir, seed)
         return _RECOGNIZERS[key]
 
 

@@ -146,18 +146,20 @@ def pipecat_service(role: str, component: Component) -> Any:
     return cls(**kwargs)
 
 
-def offline_service(role: str, component: Component, agent: Any, cache_dir: Path) -> Any:
+def offline_service(
+    role: str, component: Component, agent: Any, cache_dir: Path, domain: str
+) -> Any:
     from tasks.systems.pipecat_bot import offline
 
     if role == "stt":
-        recognizer = offline.agent_side_recognizer(agent, component.params, cache_dir)
+        recognizer = offline.agent_side_recognizer(domain, agent, component.params, cache_dir)
         return offline.PocketSphinxSTTService(recognizer)
     return offline.EspeakTTSService(**component.params)
 
 
-def service(role: str, component: Component, agent: Any, cache_dir: Path) -> Any:
+def service(role: str, component: Component, agent: Any, cache_dir: Path, domain: str = "") -> Any:
     if component.provider == OFFLINE.get(role):
-        return offline_service(role, component, agent, cache_dir)
+        return offline_service(role, component, agent, cache_dir, domain)
     return pipecat_service(role, component)
 
 

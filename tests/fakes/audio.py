@@ -26,7 +26,7 @@ import numpy as np
 
 from perturbations.audio import Clip, VoiceSpec
 from tasks.simulate.voices import speakable
-from tasks.voice.stt import Recognizer
+from tasks.voice.stt import Expectation, Recognizer
 from tasks.voice.telephony import resample, ulaw_decode, ulaw_encode
 from tasks.voice.tts import synthesize
 from tasks.voice.vad import EnergyVAD, VadConfig
@@ -119,8 +119,8 @@ class Ears:
         audio = np.concatenate(self.buffer)
         self.buffer = [audio[-keep:]]
 
-    async def transcribe(self, clip: Clip) -> str:
-        return await asyncio.to_thread(self.recognizer.recognize, clip)
+    async def transcribe(self, clip: Clip, expect: Expectation = None) -> str:
+        return await asyncio.to_thread(self.recognizer.recognize, clip, expect)
 
 
 async def speak(text: str, voice: VoiceSpec = AGENT_VOICE) -> Clip:
@@ -169,6 +169,12 @@ class Dialogue:
 
     def tool_result(self, call_id: str, output: str) -> None:
         self.messages.append({"role": "tool", "tool_call_id": call_id, "content": output})
+
+    def expectation(self) -> Expectation:
+        """What the agent's own last question asked for: a spelled code after "spell"
+        (the reference cascade passes its policy's expectation to its recogniser too)."""
+        said = [m for m in self.messages if m["role"] == "assistant" and m.get("content")]
+        return "code" if said and "spell" in str(said[-1]["content"]).lower() else None
 
     def pending_tool_calls(self) -> set[str]:
         called = {

@@ -177,7 +177,7 @@ class LiveSession:
 
     async def hear(self, turn: TurnEvent) -> None:
         assert turn.clip is not None
-        text = await self.ears.transcribe(turn.clip)
+        text = await self.ears.transcribe(turn.clip, self.dialogue.expectation())
         if self.setup.get("inputAudioTranscription") is not None:
             await self.send({"serverContent": {"inputTranscription": {"text": text}}})
         self.dialogue.user(text, turn.clip.duration_s)

@@ -228,7 +228,11 @@ class RealtimeSession:
         }
         await self.send("conversation.item.added", previous_item_id=self.last_item, item=item)
         self.last_item = item_id
-        text = await self.ears.transcribe(clip) if clip is not None else ""
+        text = (
+            await self.ears.transcribe(clip, self.dialogue.expectation())
+            if clip is not None
+            else ""
+        )
         self.dialogue.user(text, clip.duration_s if clip is not None else 0.0)
         if _transcribes(self.session):
             await self.send(

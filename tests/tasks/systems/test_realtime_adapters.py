@@ -49,7 +49,7 @@ def fake(
 ) -> Iterator[tuple[Any, dict[str, Any]]]:
     scenario = load_eva_scenarios(eva_root, record_ids=[RECORD])[0]
     ears = agent_recognizer_for_domain(
-        scenario.domain, scenario.agent, SttSpec(), tmp_path / "ears"
+        scenario.domain, scenario.agent, SttSpec(grammar="codes"), tmp_path / "ears"
     )
 
     def brain(messages: list[dict[str, Any]]) -> dict[str, Any]:

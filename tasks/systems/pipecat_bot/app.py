@@ -38,7 +38,7 @@ from pipecat.turns.user_turn_strategies import UserTurnStrategies
 from pipecat.workers.runner import WorkerRunner
 
 from scenarios.models import AgentConfig
-from tasks.systems.pipecat_bot.offline import RATE
+from tasks.systems.pipecat_bot.offline import RATE, AgentPromptListener, PocketSphinxSTTService
 from tasks.systems.pipecat_bot.pipeline import SystemParams, realtime_builder, service
 from tasks.systems.pipecat_bot.tools import BridgeTools
 
@@ -102,12 +102,15 @@ def build_task(
             ),
         )
         vad = VADProcessor(vad_analyzer=SileroVADAnalyzer(params=VADParams(stop_secs=VAD_STOP_S)))
+        # Our offline STT follows the agent's own questions (a code grammar after "spell").
+        listener = [AgentPromptListener(stt)] if isinstance(stt, PocketSphinxSTTService) else []
         processors = [
             transport.input(),
             vad,
             stt,
             pair.user(),
             llm,
+            *listener,
             tts,
             transport.output(),
             pair.assistant(),

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import io
 import json
+import re
 import threading
 import wave
 from collections.abc import AsyncGenerator, AsyncIterator
@@ -18,7 +19,14 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from pipecat.frames.frames import Frame, TranscriptionFrame
+from pipecat.frames.frames import (
+    Frame,
+    LLMFullResponseEndFrame,
+    LLMFullResponseStartFrame,
+    LLMTextFrame,
+    TranscriptionFrame,
+)
+from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 from pipecat.services.settings import STTSettings, TTSSettings
 from pipecat.services.stt_service import SegmentedSTTService
 from pipecat.services.tts_service import TTSService
@@ -26,7 +34,7 @@ from pipecat.utils.time import time_now_iso8601
 
 from perturbations.audio import Clip, VoiceSpec
 from scenarios.models import AgentConfig
-from tasks.voice.stt import Recognizer, SttSpec
+from tasks.voice.stt import Expectation, Recognizer, SttSpec
 from tasks.voice.telephony import resample
 from tasks.voice.tts import synthesize
 
@@ -36,6 +44,9 @@ RATE = 16000
 # The reference cascade's agent voice (Klatt: what PocketSphinx-style callers hear best).
 AGENT_VOICE = "en-us+klatt3"
 STOP_FRAME_TIMEOUT_S = 15.0
+# A deployed agent knows what it just asked: after "could you spell ...", the next caller
+# turn is a spelled code, so the recogniser switches to its code grammar for that turn.
+_SPELL_REQUEST = re.compile(r"\bspell", re.IGNORECASE)
 _RECOGNIZERS: dict[str, Recognizer] = {}
 _LOCK = threading.Lock()
 
@@ -80,6 +91,7 @@ class PocketSphinxSTTService(SegmentedSTTService):
         settings = STTSettings(model=None, language=None)
         super().__init__(sample_rate=RATE, settings=settings, **kwargs)
         self.recognizer = recognizer
+        self.expect: Expectation = None  # set by AgentPromptListener from the agent's words
 
     def can_generate_metrics(self) -> bool:
         return False
@@ -88,9 +100,35 @@ class PocketSphinxSTTService(SegmentedSTTService):
         with wave.open(io.BytesIO(audio)) as wav:
             rate = wav.getframerate()
             pcm = np.frombuffer(wav.readframes(wav.getnframes()), np.int16)
-        text = await asyncio.to_thread(self.recognizer.recognize, Clip.from_int16(pcm, rate))
+        clip = Clip.from_int16(pcm, rate)
+        text = await asyncio.to_thread(self.recognizer.recognize, clip, self.expect)
         if text.strip():
             yield TranscriptionFrame(text, "caller", time_now_iso8601())
+
+
+def expectation_after(agent_text: str) -> Expectation:
+    """What the caller's next turn should hold, from what the agent itself just said."""
+    return "code" if _SPELL_REQUEST.search(agent_text) else None
+
+
+class AgentPromptListener(FrameProcessor):
+    """Between the LLM and the TTS: reads each agent response as it passes and tells the
+    STT what the caller's answer should hold (see :func:`expectation_after`)."""
+
+    def __init__(self, stt: PocketSphinxSTTService, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.stt = stt
+        self._words: list[str] = []
+
+    async def process_frame(self, frame: Frame, direction: FrameDirection) -> None:
+        await super().process_frame(frame, direction)
+        if isinstance(frame, LLMFullResponseStartFrame):
+            self._words = []
+        elif isinstance(frame, LLMTextFrame):
+            self._words.append(frame.text)
+        elif isinstance(frame, LLMFullResponseEndFrame) and self._words:
+            self.stt.expect = expectation_after("".join(self._words))
+        await self.push_frame(frame, direction)
 
 
 def agent_side_recognizer(

@@ -199,7 +199,9 @@ def test_serve_agent_in_its_own_process_matches_its_own_timing(
     assert record.turns[0].intended_text == "Hello! How can I help you today?"
     user = record.turns_of("user")[0]
     # The agent reports what its own STT heard: a real cascade in the other process.
-    assert similarity(user.heard_text, user.intended_text) >= 0.5, user
+    # The agent hears through its honest per-domain recogniser (no caller lines in its LM):
+    # measured 0.4-0.6 on this turn over fresh-clone runs; 0.3 still catches a dead channel.
+    assert similarity(user.heard_text, user.intended_text) >= 0.3, user
     pairs = timing_pairs(record)
     assert pairs, [t.model_dump() for t in record.turns]
     assert all(measured > 0.5 for measured, _ in pairs)  # endpointing + STT + TTS: real work

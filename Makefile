@@ -4,7 +4,7 @@
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
-CORE := scenarios perturbations tasks flows analysis
+CORE := evaflow_core scenarios perturbations tasks flows analysis
 
 .PHONY: install system-deps pipecat-env run quick test lint typecheck pytest bench clean
 

@@ -19,7 +19,7 @@ import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field
 
 from analysis.data import RunData
-from scenarios.registry import Registry
+from evaflow_core.registry import Registry
 
 AnalysisStatus = Literal["ok", "skipped", "error"]
 

@@ -25,7 +25,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from benchmarks.stamps import ChangedFn, git_changed, split_stale, staleness
-from scenarios.registry import Registry
+from evaflow_core.registry import Registry
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 RESULTS_PATH = REPO_ROOT / "benchmarks" / "results.json"

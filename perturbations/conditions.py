@@ -18,10 +18,10 @@ from pathlib import Path
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from evaflow_core.registry import Registry
 from perturbations.accent import AccentParams
 from perturbations.connection import ConnectionParams
 from perturbations.noise import NoiseParams
-from scenarios.registry import Registry
 
 
 class ConditionSpec(BaseModel):

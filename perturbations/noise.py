@@ -22,8 +22,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from scipy.io import wavfile
 from scipy.signal import butter, resample_poly, sosfilt
 
+from evaflow_core.registry import Registry
 from perturbations.audio import AudioError, Clip
-from scenarios.registry import Registry
 
 REFERENCE_SPEECH_RMS = 3000 / 32768
 NoiseGenerator = Callable[[float, int, np.random.Generator], np.ndarray]

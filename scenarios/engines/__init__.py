@@ -11,7 +11,7 @@ import importlib
 from collections.abc import Callable
 from typing import Any
 
-from scenarios.registry import Registry
+from evaflow_core.registry import Registry
 
 ToolFn = Callable[[dict[str, Any], dict[str, Any], int], dict[str, Any]]
 

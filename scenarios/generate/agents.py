@@ -13,9 +13,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from evaflow_core.registry import Registry
 from scenarios.engines import domain_tools
 from scenarios.engines.airline import params as airline_params
-from scenarios.registry import Registry
 
 ToolType = Literal["auth", "read", "write", "system"]
 

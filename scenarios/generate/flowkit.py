@@ -12,8 +12,8 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from evaflow_core.registry import Registry
 from scenarios.generate.record import Draft, PathKind
-from scenarios.registry import Registry
 
 
 @dataclass(frozen=True)

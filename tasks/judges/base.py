@@ -19,7 +19,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny
 
-from scenarios.registry import Registry
+from evaflow_core.registry import Registry
 
 DEFAULT_JUDGE = "offline"
 

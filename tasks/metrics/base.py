@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from scenarios.registry import Registry
+from evaflow_core.registry import Registry
 from tasks.records import MetricScore
 
 if TYPE_CHECKING:

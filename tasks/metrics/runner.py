@@ -15,8 +15,8 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import tasks.metrics as metrics_pkg
+from evaflow_core.registry import UnknownNameError
 from scenarios.models import Scenario
-from scenarios.registry import UnknownNameError
 from tasks.metrics.base import (
     ALL_PIPELINES,
     DEFAULT_METRICS,

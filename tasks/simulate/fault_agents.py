@@ -37,8 +37,8 @@ import numpy as np
 from websockets.asyncio.server import ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
 
+from evaflow_core.registry import Registry
 from perturbations.audio import Clip
-from scenarios.registry import Registry
 from tasks.simulate.policy import AgentReply
 from tasks.voice.telephony import FRAME_BYTES, WIRE_RATE, frames, to_wire, ulaw_decode
 from tasks.voice.vad import EnergyVAD, VadConfig

@@ -22,7 +22,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.asyncio.server import ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
 
-from scenarios.registry import UnknownNameError
+from evaflow_core.registry import UnknownNameError
 from tasks.simulate.agents import AgentContext, UnsupportedModeError, get_agent
 from tasks.simulate.bridge_client import BridgeParametersError, HttpToolGateway, fetch_scenario
 from tasks.simulate.config import SimulationConfig

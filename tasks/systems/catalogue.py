@@ -29,7 +29,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from scenarios.registry import Registry
+from evaflow_core.registry import Registry
 from tasks.config import ConfigError, SystemSpec
 
 BUILTIN_DIR = Path(__file__).resolve().parent / "catalogue"

@@ -30,8 +30,8 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 from scipy.signal import butter, sosfilt
 
+from evaflow_core.registry import Registry
 from perturbations.audio import AudioError, Clip
-from scenarios.registry import Registry
 from tasks.spoken import render_spoken
 from tasks.spoken.words import DIGIT_WORDS, NATO
 from tasks.voice.telephony import resample

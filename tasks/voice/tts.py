@@ -19,8 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
+from evaflow_core.registry import Registry
 from perturbations.audio import Clip, VoiceSpec
-from scenarios.registry import Registry
 from tasks.voice.espeak import espeak_synth
 
 TtsEngine = Callable[[str, VoiceSpec], Clip]

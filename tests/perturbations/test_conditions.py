@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
+from evaflow_core.registry import UnknownNameError
 from perturbations.accent import ENGLISH_ACCENTS, AccentParams, apply_accent
 from perturbations.audio import VoiceSpec
 from perturbations.conditions import CONDITIONS, get_condition, load_conditions_yaml
 from perturbations.seeding import make_rng
-from scenarios.registry import UnknownNameError
 
 
 def test_builtin_conditions() -> None:

@@ -11,6 +11,7 @@ import pytest
 import yaml
 
 import scenarios
+from evaflow_core.registry import UnknownNameError
 from scenarios.checks import validate_scenarios
 from scenarios.engines import KNOWN_DOMAINS, domain_tools
 from scenarios.generate import (
@@ -25,7 +26,6 @@ from scenarios.generate.__main__ import main
 from scenarios.generate.agents import param_models
 from scenarios.generate.record import Draft, Goal, assemble
 from scenarios.loader import load_scenario_dir
-from scenarios.registry import UnknownNameError
 from scenarios.replay import replay_own_pack
 
 PACK_DIR = Path(scenarios.__file__).resolve().parent / "pack"

@@ -12,9 +12,9 @@ from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
+from evaflow_core.registry import Registry
 from scenarios.engines import ToolFn
 from scenarios.engines.airline.params import AirlineParams, validation_error_response
-from scenarios.registry import Registry
 
 P = TypeVar("P", bound=AirlineParams)
 Json = dict[str, Any]

@@ -16,9 +16,9 @@ from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
+from evaflow_core.registry import Registry
 from scenarios.engines import ToolFn
 from scenarios.engines.itsm.fields import ItsmParams, validation_error_response
-from scenarios.registry import Registry
 from scenarios.resolve import normalize_name
 
 P = TypeVar("P", bound=ItsmParams)

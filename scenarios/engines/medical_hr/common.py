@@ -12,10 +12,10 @@ from collections.abc import Callable
 from enum import Enum
 from typing import Any, TypeVar
 
+from evaflow_core.registry import Registry
 from scenarios.engines import ToolFn
 from scenarios.engines.medical_hr.params import ToolParams
 from scenarios.engines.medical_hr.validation import parse_params
-from scenarios.registry import Registry
 
 P = TypeVar("P", bound=ToolParams)
 Response = dict[str, Any]

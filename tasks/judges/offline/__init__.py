@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from scenarios.registry import Registry
+from evaflow_core.registry import Registry
 from tasks.judges.base import JUDGES, JudgeTask, JudgeVerdict, prompt_hash
 
 RULES_VERSION = "offline-v2"  # v2: arithmetic, derived dates, exonerations (issue 6)

@@ -20,8 +20,8 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from evaflow_core.registry import Registry
 from scenarios.models import Scenario
-from scenarios.registry import Registry
 from tasks.simulate.config import SimulationConfig
 from tasks.simulate.meter import ComputeMeter
 from tasks.simulate.policy import AgentReply

@@ -16,8 +16,8 @@ import importlib
 import pkgutil
 from typing import Protocol
 
+from evaflow_core.registry import Registry
 from scenarios.models import Scenario
-from scenarios.registry import Registry
 from tasks.simulate.caller import CallerTurn
 from tasks.simulate.config import SimulationConfig
 

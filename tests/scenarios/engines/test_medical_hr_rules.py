@@ -9,11 +9,11 @@ from typing import Any
 import pytest
 import yaml
 
+from evaflow_core.registry import UnknownNameError
 from scenarios.engines import domain_tools
 from scenarios.engines.medical_hr import MEDICAL_HR_TOOLS, PARAM_MODELS, TOOLS
 from scenarios.engines.medical_hr.validation import FIELD_ERROR_TYPES
 from scenarios.executor import ToolEngine
-from scenarios.registry import UnknownNameError
 from tests.scenarios.engines.test_medical_hr_fixtures import (
     EMPLOYEE,
     NO_EMPLOYEE_NPI,

@@ -3,7 +3,7 @@ from __future__ import annotations
 import pydantic
 import pytest
 
-from scenarios.registry import UnknownNameError
+from evaflow_core.registry import UnknownNameError
 from tasks.metrics import DEFAULT_METRICS, METRICS, VALIDATION_METRICS
 from tasks.metrics.base import (
     Metric,

@@ -5,7 +5,7 @@ from typing import Any
 
 import pytest
 
-from scenarios.registry import UnknownNameError
+from evaflow_core.registry import UnknownNameError
 from tasks.metrics import METRICS
 from tasks.metrics.base import MetricInfo, make_score, register_metric
 from tasks.metrics.runner import NO_TURNS_ERROR, resolve_metric_names, run_metrics

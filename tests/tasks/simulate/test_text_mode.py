@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from evaflow_core.registry import UnknownNameError
 from scenarios.loader import load_eva_scenarios
 from scenarios.models import Scenario
-from scenarios.registry import UnknownNameError
 from tasks.records import AttemptRecord
 from tasks.simulate import SimulationConfig, simulate, simulate_text
 from tasks.simulate.agents import UnsupportedModeError, get_agent

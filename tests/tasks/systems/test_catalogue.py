@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from scenarios.registry import UnknownNameError
+from evaflow_core.registry import UnknownNameError
 from tasks.config import ConfigError, SystemSpec, parse_config
 from tasks.systems.catalogue import (
     architecture_of,

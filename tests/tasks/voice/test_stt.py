@@ -10,9 +10,9 @@ import jiwer
 import numpy as np
 import pytest
 
+from evaflow_core.registry import UnknownNameError
 from perturbations import VoiceSpec, derive_seed, make_channel
 from perturbations.audio import AudioError, Clip
-from scenarios.registry import UnknownNameError
 from tasks.spoken import normalize_spoken, render_spoken, speak_code
 from tasks.voice.stt import (
     Recognizer,

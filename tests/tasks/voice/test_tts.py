@@ -8,9 +8,9 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pytest
 
+from evaflow_core.registry import UnknownNameError
 from perturbations.accent import ENGLISH_ACCENTS, VOICE_VARIANTS
 from perturbations.audio import VoiceSpec
-from scenarios.registry import UnknownNameError
 from tasks.voice.espeak import VoiceNotFoundError, english_voices, resolve_voice, variants
 from tasks.voice.tts import ESPEAK_RATE, TTS_ENGINES, TtsError, synthesize
 

@@ -21,10 +21,9 @@ from urllib.parse import urlsplit
 
 from tasks.config import ConfigError, SystemSpec
 from tasks.systems.catalogue import SystemEntry, load_catalogue, unresolved
+from tasks.systems.pipecat_process import bot_python
 
 CONNECT_TIMEOUT_S = 2.0
-REPO_ROOT = Path(__file__).resolve().parents[2]
-PIPECAT_PYTHON = REPO_ROOT / ".venv-pipecat" / "bin" / "python"
 DEFAULT_PORTS = {"http": 80, "ws": 80, "https": 443, "wss": 443}
 
 
@@ -91,10 +90,11 @@ def missing_variables(
 
 
 def environment_problems(spec: SystemSpec) -> list[str]:
-    if spec.agent == "pipecat" and not PIPECAT_PYTHON.exists():
+    python = bot_python()
+    if spec.agent == "pipecat" and not python.exists():
         return [
-            f"the Pipecat environment is missing ({PIPECAT_PYTHON.relative_to(REPO_ROOT)}): "
-            "create it with `make pipecat-env`"
+            f"the Pipecat environment is missing ({python}): create it with `make pipecat-env` "
+            "(or point EVAFLOW_PIPECAT_PYTHON at its interpreter)"
         ]
     return []
 

@@ -32,8 +32,7 @@ def pipecat_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     python = tmp_path / ".venv-pipecat" / "bin" / "python"
     python.parent.mkdir(parents=True)
     python.write_text("")
-    monkeypatch.setattr(pf, "REPO_ROOT", tmp_path)
-    monkeypatch.setattr(pf, "PIPECAT_PYTHON", python)
+    monkeypatch.setenv("EVAFLOW_PIPECAT_PYTHON", str(python))
     return python
 
 
@@ -54,8 +53,7 @@ def test_a_missing_key_is_named_with_the_system(pipecat_env: Path, listening: in
 def test_everything_missing_for_every_system_in_one_error(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(pf, "PIPECAT_PYTHON", tmp_path / "absent" / "python")
-    monkeypatch.setattr(pf, "REPO_ROOT", tmp_path)
+    monkeypatch.setenv("EVAFLOW_PIPECAT_PYTHON", str(tmp_path / "absent" / "python"))
     port = closed_port()
     env = {"EVAFLOW_LLM_BASE_URL": f"http://127.0.0.1:{port}/v1", "SECRET": "s3cr3t-value"}
     systems = [

@@ -13,9 +13,21 @@ Every parameter value of a tool call comes from one of four places, tried in ord
 4. the agent's own decision (enum choices, summaries, computed amounts), from the trace.
 
 An ID the trace took from a response this conversation never received is unknown to the
-agent: it gives up rather than use knowledge it could not have. A lookup that fails on heard values although the
-trace expected success is retried once after asking the caller to spell the values.
-So every failure of this agent is a failure of the voice channel.
+agent: it gives up rather than use knowledge it could not have.
+
+A lookup whose response says a heard value did not match (:mod:`tasks.simulate.recovery`:
+read from the response the agent got, never from the trace's response) is retried once
+after asking the caller to spell the values, unless the trace's own plan calls that tool
+again with other values after another caller line (it re-asks in its own words). If the retry fails too,
+the agent gives up when the spelled values differ from what it first heard or the tool is
+an identity check (``tool_type`` "auth"); when the spelling confirmed what it heard and the
+tool is a plain lookup, the error is the answer and the agent goes on with its plan.
+
+What the agent reads from the trace beyond its order: the trace's responses only to learn
+which of its parameter values came from an earlier response (and the stale->real ID map,
+:class:`IdChainer`), and the caller's goal values only to *withhold* them (a trace value
+the caller knows is asked for, never used unheard). Value shapes come from the trace's
+parameter values and the tool schema's enums.
 """
 
 from __future__ import annotations
@@ -31,6 +43,7 @@ from scenarios.chaining import IdChainer, is_identifier
 from scenarios.models import Scenario
 from tasks.simulate.cues import is_empty, is_repeat_request
 from tasks.simulate.gateway import ToolGateway
+from tasks.simulate.recovery import is_mismatch
 from tasks.simulate.script import ScriptStep, build_script
 from tasks.simulate.slots import SlotReader, alias_table, signature, tokens, value_kind
 from tasks.voice.stt import Expectation, code_shape
@@ -129,7 +142,8 @@ class ReferencePolicy:
         self.heard_lines: dict[int, str] = {}
         self.next_line = 0
         self.paused: _Paused | None = None
-        self.retried: set[tuple[int, int]] = set()
+        # Params of the first attempt of each call the agent retried.
+        self.retried: dict[tuple[int, int], dict[str, Any]] = {}
         self.stuck = False
         self.last_reply = ""
 
@@ -209,16 +223,34 @@ class ReferencePolicy:
         if step.trace_response is not None:
             self.chainer.feed(step.trace_response, response)
         self.seen.update(str(v) for _, v in _leaves(response))
-        expected_ok = step.trace_response is None or step.trace_response.get("status") != "error"
-        if response.get("status") == "error" and expected_ok and resolved.heard_keys:
-            if (block, index) in self.retried:
-                self.stuck = True
-                return GIVE_UP, "give_up"
-            self.retried.add((block, index))
-            requests = [self._request(k, "retry", step) for k in resolved.heard_keys]
-            self.paused = _Paused(block, index, requests)
-            return self._question(requests[0], first=True), "question"
-        return None
+        return self._recover(block, index, step, resolved, response)
+
+    def _recover(
+        self,
+        block: int,
+        index: int,
+        step: ScriptStep,
+        resolved: _Resolution,
+        response: dict[str, Any],
+    ) -> tuple[str, ReplyKind] | None:
+        """After a call: re-ask, give up or go on, from the response it got (module doc)."""
+        heard = [self.values[k] for k in resolved.heard_keys if k in self.values]
+        if not heard or not is_mismatch(response, [v for _, v in _leaves(heard)]):
+            return None
+        first = self.retried.get((block, index))
+        if first is not None:
+            spec = self.scenario.agent.tool(step.tool)
+            confirmed = first == resolved.params
+            if confirmed and (spec is None or spec.tool_type != "auth"):
+                return None
+            self.stuck = True
+            return GIVE_UP, "give_up"
+        if self.script.retries_in_plan(block, step):
+            return None
+        self.retried[(block, index)] = resolved.params
+        requests = [self._request(k, "retry", step) for k in resolved.heard_keys]
+        self.paused = _Paused(block, index, requests)
+        return self._question(requests[0], first=True), "question"
 
     # ------------------------------------------------------------------ values
 

@@ -44,6 +44,22 @@ class ConversationScript(BaseModel):
         out = [s for b in self.blocks[:block] for s in b if s.kind == "call"]
         return out + [s for s in self.blocks[block][:step] if s.kind == "call"]
 
+    def retries_in_plan(self, block: int, step: ScriptStep) -> bool:
+        """The trace itself calls ``step.tool`` again, after another caller line, with the
+        same parameters but other values: it has its own recovery for this call.
+
+        Only the trace's calls are read, never their responses.
+        """
+        return any(
+            s.kind == "call"
+            and s.tool == step.tool
+            and s.params.keys() == step.params.keys()
+            and s.params != step.params
+            for b, steps in enumerate(self.blocks)
+            if b != block
+            for s in steps
+        )
+
 
 def build_script(scenario: Scenario) -> ConversationScript:
     """Cut ``scenario.expected_trace`` into caller lines and agent blocks."""

@@ -11,7 +11,8 @@ from typing import Annotated, Any
 
 import typer
 
-from flows.cli import DEFAULT_STORE, _split, app, console, emit_json, fail, out
+from flows.app import DEFAULT_STORE, app, console, emit_json, fail, out
+from flows.app import split_values as _split
 
 WHICH_HELP = (
     "robustness | key-entities | ci-vs-k | consistency (with pareto, threshold-sensitivity, "

@@ -2,43 +2,23 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 
-from tasks.config import BenchmarkConfig, ConfigError, load_config, parse_config
-
-app = typer.Typer(
-    help="evaflow: end-to-end benchmark for voice agents over real audio.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
+from flows.app import (  # noqa: F401 - re-exported: ``from flows.cli import app`` still works
+    DEFAULT_STORE,
+    StoreOpt,
+    app,
+    console,
+    emit_json,
+    fail,
+    out,
 )
-console = Console(stderr=True)
-out = Console()
-
-StoreOpt = Annotated[str, typer.Option("--store", help="Store root: directory or fsspec URL")]
-DEFAULT_STORE = "./evaflow-data"
-
-
-def emit_json(data: object) -> None:
-    """Machine-readable output: plain JSON on stdout, never wrapped or coloured."""
-    typer.echo(json.dumps(data, indent=2, default=str))
-
-
-def fail(message: str, code: int = 2) -> None:
-    console.print(f"[bold red]error:[/] {message}", highlight=False)
-    raise typer.Exit(code)
-
-
-def _split(values: list[str] | None) -> list[str] | None:
-    if not values:
-        return None
-    return [v.strip() for item in values for v in item.split(",") if v.strip()]
+from flows.app import split_values as _split
+from tasks.config import BenchmarkConfig, ConfigError, load_config, parse_config
 
 
 def _systems(agents: list[str] | None) -> list[dict[str, Any]] | None:

@@ -9,7 +9,8 @@ import pandas as pd
 import typer
 from rich.table import Table
 
-from flows.cli import DEFAULT_STORE, app, console, emit_json, fail, out
+from flows.app import DEFAULT_STORE, app, console, emit_json, fail, out
+from flows.app import split_values as _split
 
 runs_app = typer.Typer(help="List and inspect stored runs.", no_args_is_help=True)
 scenarios_app = typer.Typer(
@@ -173,7 +174,6 @@ def scenarios_replay(
     as_json: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
     """Replay golden tool calls and compare responses and final DB hashes."""
-    from flows.cli import _split
     from scenarios.replay import replay_reference
 
     report = replay_reference(eva_root, reference, domains=_split(domains))
@@ -197,7 +197,6 @@ def scenarios_replay(
 
 
 def _load(eva_root: Path | None, pack: Path | None, domains: list[str] | None) -> list[Any]:
-    from flows.cli import _split
     from scenarios.loader import ScenarioError
     from tasks.config import ScenarioSource
     from tasks.sources import load_source
@@ -223,7 +222,6 @@ def judges_validate(
     as_json: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
     """Agreement of a judge with human labels: accuracy, macro-F1, Cohen's kappa."""
-    from flows.cli import _split
     from tasks.judge_validation import validate_judge
 
     if not set_dir.is_dir():

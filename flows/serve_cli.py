@@ -10,7 +10,7 @@ from typing import Annotated
 
 import typer
 
-from flows.cli import app, fail
+from flows.app import app, fail
 
 
 def _params(items: list[str] | None) -> dict[str, object]:

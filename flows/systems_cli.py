@@ -13,7 +13,7 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from flows.cli import app, emit_json, fail, out
+from flows.app import app, emit_json, fail, out
 from tasks.config import ConfigError, SystemSpec
 
 systems_app = typer.Typer(

@@ -6,7 +6,7 @@ from typing import Any
 
 from scenarios.models import Scenario
 from tasks.records import AttemptRecord, MetricScore
-from tasks.trial import TrialSpec
+from tasks.trial_spec import TrialSpec
 
 COMPOSITE_VERSION = "eva-2.2"
 

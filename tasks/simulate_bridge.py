@@ -8,7 +8,7 @@ from typing import Any
 
 from scenarios.models import Scenario
 from tasks.records import AttemptRecord
-from tasks.trial import TrialSpec, audio_dir_for, stable_seed
+from tasks.trial_spec import TrialSpec, audio_dir_for, stable_seed
 
 # Agent params with their own SimulationConfig fields; everything else goes to agent_params.
 _AGENT_FIELDS = {

@@ -17,7 +17,7 @@ from tasks.tables import (
     trial_row,
     turn_rows,
 )
-from tasks.trial import TrialResult
+from tasks.trial_spec import TrialResult
 
 
 def audio_rows(result_record: Any, batch: str) -> list[dict[str, Any]]:

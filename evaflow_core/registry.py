@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import warnings
 from collections.abc import Callable, Iterable, Iterator
 from importlib.metadata import entry_points
 from typing import Generic, TypeVar
@@ -110,6 +111,7 @@ class Registry(Generic[T]):
                 if not self.tolerate_import_errors:
                     raise
                 self.import_errors[info.name] = f"{type(exc).__name__}: {exc}"
+                warnings.warn(f"{self.kind} module {name} failed to import: {exc}", stacklevel=2)
 
     def _load_entry_points(self, group: str) -> None:
         for point in entry_points(group=group):

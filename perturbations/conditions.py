@@ -41,7 +41,7 @@ class ConditionSpec(BaseModel):
         return self.accent is None and self.noise is None and self.connection is None
 
 
-CONDITIONS: Registry[ConditionSpec] = Registry("condition")
+CONDITIONS: Registry[ConditionSpec] = Registry("condition", entry_point_group="evaflow.conditions")
 
 _DEFAULT_NOISE = NoiseParams(source="cafe", snr_db=15.0)
 for _spec in [

@@ -27,7 +27,12 @@ from perturbations.audio import AudioError, Clip
 
 REFERENCE_SPEECH_RMS = 3000 / 32768
 NoiseGenerator = Callable[[float, int, np.random.Generator], np.ndarray]
-NOISE_GENERATORS: Registry[NoiseGenerator] = Registry("noise source")
+# ``babble`` needs our TTS, so it comes from ``tasks.voice.babble`` through this group
+# (evaflow declares that entry point itself): the default source works wherever
+# evaflow is installed, and perturbations never imports tasks.
+NOISE_GENERATORS: Registry[NoiseGenerator] = Registry(
+    "noise source", entry_point_group="evaflow.noise"
+)
 
 
 class NoiseParams(BaseModel):

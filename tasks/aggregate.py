@@ -13,29 +13,28 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from tasks.metrics.base import METRICS, at_least
+from tasks.metrics.base import EVA_A, EVA_X, METRICS, TOLERANCE, at_least
 from tasks.records import MetricScore
 
 N_BOOT = 2000
 ALPHA = 0.05
 CI_DIGITS = 4
-TOLERANCE = 1e-9
+# A binary metric must equal its threshold, not merely reach it.
+_EXACT_COMPONENTS = frozenset({"task_completion"})
 
-# (metric, threshold, must equal) per pass composite; values compared with tolerance 1e-9.
+
+def _pass_components(names: tuple[str, ...]) -> tuple[tuple[str, float, bool], ...]:
+    return tuple((n, METRICS.get(n).info.threshold, n in _EXACT_COMPONENTS) for n in names)
+
+
+# (metric, threshold, must equal) per pass composite; thresholds are the metrics' own.
 PASS_COMPONENTS: dict[str, tuple[tuple[str, float, bool], ...]] = {
-    "EVA-A_pass": (
-        ("task_completion", 1.0, True),
-        ("faithfulness", 0.5, False),
-        ("agent_speech_fidelity", 0.95, False),
-    ),
-    "EVA-X_pass": (
-        ("conversation_progression", 0.5, False),
-        ("turn_taking", 0.8, False),
-        ("conciseness", 0.5, False),
-    ),
+    "EVA-A_pass": _pass_components(EVA_A),
+    "EVA-X_pass": _pass_components(EVA_X),
 }
+# The summation order the stored means were made with (EVA-X differs from EVA_X's order).
 MEAN_COMPONENTS: dict[str, tuple[str, ...]] = {
-    "EVA-A_mean": ("task_completion", "faithfulness", "agent_speech_fidelity"),
+    "EVA-A_mean": EVA_A,
     "EVA-X_mean": ("conversation_progression", "conciseness", "turn_taking"),
 }
 MEAN_COMPONENTS["EVA-overall_mean"] = MEAN_COMPONENTS["EVA-A_mean"] + MEAN_COMPONENTS["EVA-X_mean"]

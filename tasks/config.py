@@ -18,7 +18,8 @@ from pydantic import (
     field_validator,
 )
 
-DOMAINS = ("airline", "itsm", "medical_hr")
+from scenarios.engines import known_domains
+
 BUILTIN_DEFAULT_LIMIT = 2
 
 
@@ -36,7 +37,7 @@ class ScenarioSource(BaseModel):
     )
     pack: Path | None = Field(default=None, description="A scenario pack directory of our format")
     domains: list[str] = Field(
-        default_factory=lambda: list(DOMAINS), description="Domains to include"
+        default_factory=lambda: list(known_domains()), description="Domains to include"
     )
     records: list[str] | None = Field(
         default=None, description="Record ids to include (all if unset)"
@@ -59,9 +60,10 @@ class ScenarioSource(BaseModel):
     @field_validator("domains")
     @classmethod
     def _known_domains(cls, value: list[str]) -> list[str]:
-        unknown = [d for d in value if d not in DOMAINS]
+        domains = known_domains()
+        unknown = [d for d in value if d not in domains]
         if unknown:
-            raise ValueError(f"unknown domain(s) {unknown}; valid: {', '.join(DOMAINS)}")
+            raise ValueError(f"unknown domain(s) {unknown}; valid: {', '.join(domains)}")
         return value
 
 

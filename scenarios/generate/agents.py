@@ -70,7 +70,10 @@ class AgentText(BaseModel):
     tools: dict[str, ToolText] = Field(description="Tool id -> our text, in config order")
 
 
-AGENT_TEXTS: Registry[AgentText] = Registry("agent config")
+# A domain module of scenarios.generate (or an ``evaflow.domains`` plug-in) adds its texts.
+AGENT_TEXTS: Registry[AgentText] = Registry(
+    "agent config", package="scenarios.generate", entry_point_group="evaflow.domains"
+)
 
 
 def param_models(domain: str) -> dict[str, type[BaseModel]]:

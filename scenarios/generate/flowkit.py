@@ -42,7 +42,9 @@ class Case:
         return f"{self.workflow}/{self.variant}"
 
 
-DOMAIN_CASES: Registry[tuple[Case, ...]] = Registry("scenario domain")
+DOMAIN_CASES: Registry[tuple[Case, ...]] = Registry(
+    "scenario domain", package="scenarios.generate", entry_point_group="evaflow.domains"
+)
 
 CLOSING_QUESTION = "Is there anything else I can help you with today?"
 GOODBYES = (

@@ -7,7 +7,9 @@ reference's LLM prompts ask for, so a metric scores an offline verdict and an LL
 with the same code: the offline judges serialise their structured answer to JSON text and
 it goes through the same parser.
 
-Back-ends are registered in :data:`JUDGES` as factories ``(params) -> Judge``.
+Back-ends are registered in :data:`JUDGES` as factories ``(params) -> Judge``: a module
+of this package (or an ``evaflow.judges`` entry point) with ``@JUDGES.register(name)``.
+This module imports no back-end; the registry finds them on first lookup.
 """
 
 from __future__ import annotations
@@ -103,7 +105,9 @@ class Judge(Protocol):
 
 JudgeFactory = Callable[[Mapping[str, Any]], Judge]
 
-JUDGES: Registry[JudgeFactory] = Registry("judge")
+JUDGES: Registry[JudgeFactory] = Registry(
+    "judge", package="tasks.judges", entry_point_group="evaflow.judges"
+)
 
 
 def make_judge(spec: Any = None) -> Judge:
@@ -112,7 +116,6 @@ def make_judge(spec: Any = None) -> Judge:
     ``None`` gives the default offline judge; an object that already is a judge is returned.
     Unknown names raise ``UnknownNameError`` listing the registered back-ends.
     """
-    _load_backends()
     if spec is None:
         return JUDGES.get(DEFAULT_JUDGE)({})
     if isinstance(spec, Judge):
@@ -134,8 +137,3 @@ def resolve_judge(judges: Any, metric: str) -> Judge:
         chosen = judges.get(metric, judges.get("default"))
         return make_judge(chosen)
     return make_judge(judges)
-
-
-def _load_backends() -> None:
-    # Importing the back-end modules registers them; done lazily to avoid import cycles.
-    from tasks.judges import llm, offline  # noqa: F401

@@ -10,8 +10,10 @@ A metric is one module with one decorated compute function::
 
 The decorator wraps the function in a :class:`Metric` whose :meth:`Metric.compute` stamps
 every score it returns with the metric's version, pass@k threshold and ``passed`` flag, so
-a metric author cannot forget them. ``tasks.metrics`` imports every module of the package,
-so registering is all a new metric has to do.
+a metric author cannot forget them. :data:`METRICS` imports every module of the package
+on first use (and loads the ``evaflow.metrics`` entry points of installed plug-ins), and
+the default set is derived from the registrations, so registering is all a new metric
+has to do.
 """
 
 from __future__ import annotations
@@ -37,28 +39,11 @@ ALL_PIPELINES: tuple[str, ...] = ("cascade", "audio_llm", "s2s")
 # Comparisons against thresholds use this absolute tolerance everywhere (spec 5.1).
 TOLERANCE = 1e-9
 
-# Spec 4.1 default set: every metric except the validation gates and opt-in tts_fidelity.
-DEFAULT_METRICS: tuple[str, ...] = (
-    "task_completion",
-    "faithfulness",
-    "agent_speech_fidelity",
-    "conciseness",
-    "conversation_progression",
-    "turn_taking",
-    "authentication_success",
-    "conversation_correctly_finished",
-    "conversation_completed_on_time",
-    "response_speed",
-    "speakability",
-    "stt_wer",
-    "tool_call_validity",
-    "transcription_accuracy_key_entities",
-)
-VALIDATION_METRICS: tuple[str, ...] = (
-    "conversation_valid_end",
-    "user_behavioral_fidelity",
-    "user_speech_fidelity",
-)
+# The EVA composites' members, in the order their pass flags are checked (spec 5.1); the
+# thresholds are each metric's own (``MetricInfo.threshold``), read by ``tasks.aggregate``.
+EVA_A: tuple[str, ...] = ("task_completion", "faithfulness", "agent_speech_fidelity")
+EVA_X: tuple[str, ...] = ("conversation_progression", "turn_taking", "conciseness")
+_CATEGORY_ORDER = {"accuracy": 0, "experience": 1, "diagnostic": 2, "validation": 3}
 # Old runs name the gate metric differently (spec 4.1).
 METRIC_ALIASES: dict[str, str] = {"conversation_finished": "conversation_valid_end"}
 
@@ -102,7 +87,14 @@ class Metric:
         return stamp(self.fn(ctx, judges), self.info)
 
 
-METRICS: Registry[Metric] = Registry("metric")
+# Every module of the package is a metric, except the framework's own.
+METRICS: Registry[Metric] = Registry(
+    "metric",
+    package="tasks.metrics",
+    entry_point_group="evaflow.metrics",
+    skip=("base", "context", "runner", "wer_normalize"),
+    tolerate_import_errors=True,
+)
 
 
 def register_metric(info: MetricInfo) -> Callable[[MetricFn], MetricFn]:
@@ -113,6 +105,32 @@ def register_metric(info: MetricInfo) -> Callable[[MetricFn], MetricFn]:
         return fn
 
     return decorator
+
+
+def default_metrics() -> tuple[str, ...]:
+    """Spec 4.1 default set, derived from the registrations: every metric not marked
+    ``exclude_from_default``; EVA-A in composite order, then by category and name."""
+    chosen = [m.info for _, m in METRICS.items() if not m.info.exclude_from_default]
+
+    def rank(info: MetricInfo) -> tuple[int, int, str]:
+        in_a = EVA_A.index(info.name) if info.name in EVA_A else len(EVA_A)
+        return (_CATEGORY_ORDER[info.category], in_a, info.name)
+
+    return tuple(info.name for info in sorted(chosen, key=rank))
+
+
+def validation_metrics() -> tuple[str, ...]:
+    """The validation gates (category ``validation``), by name."""
+    return tuple(n for n, m in METRICS.items() if m.info.category == "validation")
+
+
+def __getattr__(name: str) -> tuple[str, ...]:
+    # Derived on access, so a metric registered by a plug-in is in the set.
+    if name == "DEFAULT_METRICS":
+        return default_metrics()
+    if name == "VALIDATION_METRICS":
+        return validation_metrics()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def canonical_metric_name(name: str) -> str:

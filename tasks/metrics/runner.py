@@ -19,10 +19,10 @@ from evaflow_core.registry import UnknownNameError
 from scenarios.models import Scenario
 from tasks.metrics.base import (
     ALL_PIPELINES,
-    DEFAULT_METRICS,
     METRICS,
     Metric,
     canonical_metric_name,
+    default_metrics,
     error_score,
 )
 from tasks.metrics.context import MetricContext, build_context
@@ -43,7 +43,7 @@ def resolve_metric_names(names: list[str] | None) -> list[str]:
 
 
 def _dedupe(names: list[str] | None) -> list[str]:
-    chosen = list(DEFAULT_METRICS) if names is None else names
+    chosen = list(default_metrics()) if names is None else names
     out: list[str] = []
     for name in chosen:
         canonical = canonical_metric_name(name)

@@ -46,7 +46,9 @@ from tasks.voice.vad import EnergyVAD, VadConfig
 FRAME_S = 0.02
 ANSWER_S = 0.3  # like a phone being picked up: the line is open before anyone speaks
 FaultHandler = Callable[[ServerConnection, dict[str, Any]], Awaitable[None]]
-FAULT_AGENTS: Registry[FaultHandler] = Registry("fault agent")
+FAULT_AGENTS: Registry[FaultHandler] = Registry(
+    "fault agent", entry_point_group="evaflow.fault_agents"
+)
 
 
 def tone(seconds: float, freq: float = 440.0, dbfs: float = -12.0) -> bytes:

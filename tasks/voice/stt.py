@@ -89,7 +89,7 @@ class SttBackend(Protocol):
 
 
 SttFactory = Callable[[SttSpec, list[str] | None, Path], SttBackend]
-STT_ENGINES: Registry[SttFactory] = Registry("STT engine")
+STT_ENGINES: Registry[SttFactory] = Registry("STT engine", entry_point_group="evaflow.stt")
 
 
 # ----------------------------------------------------------------------------- text for LMs

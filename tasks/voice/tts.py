@@ -24,7 +24,7 @@ from perturbations.audio import Clip, VoiceSpec
 from tasks.voice.espeak import espeak_synth
 
 TtsEngine = Callable[[str, VoiceSpec], Clip]
-TTS_ENGINES: Registry[TtsEngine] = Registry("TTS engine")
+TTS_ENGINES: Registry[TtsEngine] = Registry("TTS engine", entry_point_group="evaflow.tts")
 
 ESPEAK_RATE = 22050
 

@@ -9,7 +9,6 @@ with the score (``details["judge_scope"]``) and hashed as the judge's "prompt".
 
 from __future__ import annotations
 
-import importlib
 import json
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -20,7 +19,6 @@ from evaflow_core.registry import Registry
 from tasks.judges.base import JUDGES, JudgeTask, JudgeVerdict, prompt_hash
 
 RULES_VERSION = "offline-v2"  # v2: arithmetic, derived dates, exonerations (issue 6)
-_RULE_MODULES = ("key_entities", "faithfulness", "experience", "speakability", "speech", "behavior")
 
 
 class OfflineAnswer(BaseModel):
@@ -45,7 +43,10 @@ class OfflineRule(BaseModel):
         return prompt_hash(f"{RULES_VERSION}\n{self.metric}\n{self.scope}")
 
 
-OFFLINE_RULES: Registry[OfflineRule] = Registry("offline judge rule")
+# Rules are the modules of this package that use ``@offline_rule``; the others are helpers.
+OFFLINE_RULES: Registry[OfflineRule] = Registry(
+    "offline judge rule", package=__name__, entry_point_group="evaflow.judge_rules"
+)
 
 
 def offline_rule(
@@ -60,11 +61,6 @@ def offline_rule(
     return decorator
 
 
-def _load_rules() -> None:
-    for name in _RULE_MODULES:
-        importlib.import_module(f"{__name__}.{name}")
-
-
 class OfflineJudge:
     """Deterministic judge. ``params`` are passed to every rule (e.g. a recogniser spec)."""
 
@@ -72,7 +68,6 @@ class OfflineJudge:
 
     def __init__(self, params: Mapping[str, Any] | None = None) -> None:
         self.params = dict(params or {})
-        _load_rules()
 
     def prompt_hash(self, metric: str) -> str:
         return OFFLINE_RULES.get(metric).hash

@@ -3,7 +3,7 @@
 An agent definition builds, for one trial, either a text session (``greet``/``respond``,
 text mode) or a WebSocket endpoint speaking ``docs/agent-protocol.md`` (audio mode). Adding
 one is one module in this package with ``@AGENTS.register("<name>")`` on a class;
-modules here are imported automatically.
+modules here (and ``evaflow.agents`` entry points) are found on first lookup.
 
 Registered: ``reference`` (trace-guided policy; in audio mode a real VAD -> STT ->
 policy -> TTS cascade served on loopback), ``text`` (the same policy, text only: the
@@ -13,8 +13,6 @@ STT and TTS) and ``external`` (any ws:// URL, tools through the tool bridge).
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 from contextlib import AbstractAsyncContextManager
 from typing import Any, Protocol
 
@@ -66,7 +64,9 @@ class UnsupportedModeError(ValueError):
     """The agent cannot run in the requested mode."""
 
 
-AGENTS: Registry[type[AgentDefinition]] = Registry("agent")
+AGENTS: Registry[type[AgentDefinition]] = Registry(
+    "agent", package=__name__, entry_point_group="evaflow.agents"
+)
 
 
 def get_agent(name: str, mode: str) -> AgentDefinition:
@@ -77,7 +77,3 @@ def get_agent(name: str, mode: str) -> AgentDefinition:
             f"agent {name!r} does not support mode {mode!r} (supports: {sorted(agent.modes)})"
         )
     return agent
-
-
-for _module in pkgutil.iter_modules(__path__):
-    importlib.import_module(f"{__name__}.{_module.name}")

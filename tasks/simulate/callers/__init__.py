@@ -2,8 +2,8 @@
 
 A caller definition builds, for one trial, a caller policy: ``respond(heard_agent_text)
 -> CallerTurn``, plus how it sounds (``voice``/``style``) for audio mode. Adding one is one
-module in this package with ``@CALLERS.register("<name>")``; modules here are imported
-automatically.
+module in this package with ``@CALLERS.register("<name>")``; modules here (and
+``evaflow.callers`` entry points) are found on first lookup.
 
 Registered: ``scripted`` (offline default: the golden trace's lines, listening first).
 Planned: ``llm`` (an OpenAI-compatible chat endpoint with a prompt built from the goal,
@@ -12,8 +12,6 @@ decision tree and persona, and an ``end_call`` tool) - a module ``llm.py`` here.
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 from typing import Protocol
 
 from evaflow_core.registry import Registry
@@ -30,13 +28,11 @@ class CallerDefinition(Protocol):
     def build(self, scenario: Scenario, config: SimulationConfig) -> CallerPolicy: ...
 
 
-CALLERS: Registry[type[CallerDefinition]] = Registry("caller")
+CALLERS: Registry[type[CallerDefinition]] = Registry(
+    "caller", package=__name__, entry_point_group="evaflow.callers"
+)
 
 
 def build_caller(name: str, scenario: Scenario, config: SimulationConfig) -> CallerPolicy:
     """The named caller for one trial (unknown names list the valid ones)."""
     return CALLERS.get(name)().build(scenario, config)
-
-
-for _module in pkgutil.iter_modules(__path__):
-    importlib.import_module(f"{__name__}.{_module.name}")

@@ -1,11 +1,18 @@
 """The scripted caller: the golden trace's caller lines, driven by what it hears.
 
 It says the trace's lines in order, but listens first: when it heard nothing useful it
-asks the agent to repeat; when the agent asks for a value the next line does not give,
-it answers from ``user_goal.information_required`` (spelled when asked to spell); when
-the agent repeats a request for a line it already said, it says it again; when the
-agent gives up, it applies the failure condition (closes politely and hangs up); after
-its last line it says goodbye and ends the call.
+asks the agent to repeat; when the agent asks for values the next line does not give,
+it answers from ``user_goal.information_required`` (spelled when asked to spell), every
+part of a compound question it has an answer for; when the agent repeats a request for
+a line it already said, it says it again; when the agent gives up, it applies the
+failure condition (closes politely and hangs up); after its last line it says goodbye
+and ends the call.
+
+It never hangs up in the same turn as answering an open question (the EVA simulator's
+rule: end the call only after goodbye, never in the turn that gives information or
+approval): a last line that answers the agent's question and also says "that's all" is
+said, and the call ends after the agent has acted on it. Only an answer to the agent's
+wrap-up ("anything else?") or to a turn that asks nothing ends the call at once.
 """
 
 from __future__ import annotations
@@ -17,7 +24,9 @@ from pydantic import BaseModel, Field
 
 from scenarios.models import Scenario
 from tasks.simulate.cues import (
+    asks_question,
     asks_to_spell,
+    clauses,
     gives_up,
     is_empty,
     is_repair,
@@ -28,6 +37,7 @@ from tasks.simulate.cues import (
     says_goodbye,
     similarity,
     words,
+    wraps_up,
 )
 from tasks.simulate.script import build_script
 from tasks.simulate.slots import signature, tokens
@@ -38,6 +48,7 @@ CallerTurnKind = Literal["line", "repeat_request", "answer", "repeat", "closing"
 
 REPEAT_REQUEST = "Sorry, I didn't catch that. Could you repeat it?"
 CLOSING = "No, that's all I needed. Thank you, goodbye."
+NO_ANSWER = "Sorry, I don't have anything more on that."
 FAILURE_CLOSING = "Okay, I'll leave it for now then. Thank you, goodbye."
 MAX_REPEAT_REQUESTS = 2
 MAX_ANSWERS = 12
@@ -133,6 +144,7 @@ class ScriptedCaller:
         self.repeat_requests = 0
         self.answers = 0
         self.ended = False
+        self.no_answer_given = False
 
     def respond(self, heard: str) -> CallerTurn:
         if self.ended:
@@ -158,39 +170,53 @@ class ScriptedCaller:
                 return self._turn(FAILURE_CLOSING, "give_up", end=True)
             if is_repeat_request(extra) and self.last_text:
                 return self._turn(self.last_text, "repeat")
-        return self._next_line()
+        return self._next_line(heard)
 
     def _turn(self, text: str, kind: CallerTurnKind, end: bool = False) -> CallerTurn:
         self.last_text = text
         self.ended = self.ended or end
         return CallerTurn(text=text, kind=kind, end_call=end)
 
-    def _next_line(self) -> CallerTurn:
+    def _next_line(self, heard: str) -> CallerTurn:
         lines = self.script.user_lines
+        open_question = asks_question(heard) and not wraps_up(heard)
         if self.position >= len(lines):
+            if open_question and not self.no_answer_given:
+                # Asked something it has no answer for: say so rather than hang up on it.
+                self.no_answer_given = True
+                return self._turn(NO_ANSWER, "answer")
             return self._turn(CLOSING, "closing", end=True)
         text = lines[self.position]
         self.position += 1
         last = self.position == len(lines)
-        return self._turn(text, "line", end=last and says_goodbye(text))
+        return self._turn(text, "line", end=last and says_goodbye(text) and not open_question)
 
     def _requested(self, heard: str) -> list[InfoItem]:
         """Information items the agent asks for that the next line does not already give."""
         if not is_request(heard):
             return []
-        said = {sounds_like(w) for w in words(heard)}
-        scored = []
-        for item in self.info:
-            if item.label:
-                score = sum(sounds_like(w) in said for w in item.label) / len(item.label)
-                if score >= MIN_KEY_SCORE:
-                    scored.append((score, item))
-        if not scored:
+        # The items the turn names best, and, for a compound question ("your seat
+        # preference and your meal request"), every item a part of it names in full.
+        chosen = {item.value: item for item in self._best_items(heard, MIN_KEY_SCORE)}
+        for part in clauses(heard):
+            chosen.update((item.value, item) for item in self._best_items(part, 1.0))
+        if not chosen:
             return []
-        best = max(score for score, _ in scored)
-        chosen = {item.value: item for score, item in scored if score == best}
         upcoming = self.script.user_lines[self.position : self.position + 1]
         upcoming_sig = "".join(signature(t) for line in upcoming for t in tokens(line))
         if any(signature(value) in upcoming_sig for value in chosen):
             return []  # the script answers it next
         return list(chosen.values())
+
+    def _best_items(self, part: str, minimum: float) -> list[InfoItem]:
+        """The information items whose key the words of ``part`` name best (at least
+        ``minimum`` of the key's words)."""
+        said = {sounds_like(w) for w in words(part)}
+        scored = []
+        for item in self.info:
+            if item.label:
+                score = sum(sounds_like(w) in said for w in item.label) / len(item.label)
+                if score >= minimum:
+                    scored.append((score, item))
+        best = max((score for score, _ in scored), default=0.0)
+        return [item for score, item in scored if score == best]

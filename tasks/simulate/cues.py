@@ -31,6 +31,15 @@ _GIVE_UP = re.compile(
 _GOODBYE = re.compile(
     r"\b(goodbye|good bye|bye|that'?s all|nothing else|have a (good|great|nice))\b"
 )
+# A yes/no or choice question, which recognised text (no "?") still shows by its words.
+_QUESTION = re.compile(
+    r"\b(shall i|should i|can i|may i|would you( like| prefer)?|do you (want|have|need|prefer)|"
+    r"is that|are you|does that|which (one|flight|option|seat)|what (would|kind|type|seat|meal))\b"
+)
+# The agent's wrap-up: after it, a goodbye answers everything that is left.
+_WRAP_UP = re.compile(r"\b(anything else|something else|any other (questions|thing))\b")
+# Where one turn asks the next thing: "..., and ...", "also", a sentence end.
+_CLAUSE = re.compile(r"[?.;!]|,|\b(and|also|plus|as well as)\b")
 _WORD = re.compile(r"[a-z0-9']+")
 # Short filler a recogniser emits for noise or breath; it says nothing.
 _EMPTY_WORDS = frozenset({"uh", "um", "hmm", "mm", "ah", "oh", "the", "a", "huh"})
@@ -72,6 +81,24 @@ def is_request(text: str) -> bool:
     """The turn asks the listener for something (a value, a repetition, a spelling)."""
     said = plain(text)
     return bool(_ASK.search(said) or _REPEAT.search(said) or _SPELL.search(said))
+
+
+def asks_question(text: str) -> bool:
+    """The turn asks the listener something (a value, a yes/no, a choice)."""
+    said = plain(text)
+    return is_request(text) or bool(_QUESTION.search(said))
+
+
+def wraps_up(text: str) -> bool:
+    """The turn closes the business ("anything else I can help you with?")."""
+    return bool(_WRAP_UP.search(plain(text)))
+
+
+def clauses(text: str) -> list[str]:
+    """The parts of a turn that may each ask one thing, in order (split before
+    normalising, so punctuation still helps when the text has it)."""
+    parts = (plain(p) for p in _CLAUSE.split(text.lower()) if p and not _CLAUSE.fullmatch(p))
+    return [p for p in parts if p]
 
 
 def gives_up(text: str) -> bool:

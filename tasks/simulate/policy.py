@@ -18,7 +18,7 @@ agent: it gives up rather than use knowledge it could not have.
 A lookup whose response says a heard value did not match (:mod:`tasks.simulate.recovery`:
 read from the response the agent got, never from the trace's response) is retried once
 after asking the caller to spell the values, unless the trace's own plan calls that tool
-again with other values after another caller line (it re-asks in its own words). If the retry fails too,
+again after another caller line (it re-asks in its own words). If the retry fails too,
 the agent gives up when the spelled values differ from what it first heard or the tool is
 an identity check (``tool_type`` "auth"); when the spelling confirmed what it heard and the
 tool is a plain lookup, the error is the answer and the agent goes on with its plan.

@@ -46,15 +46,12 @@ class ConversationScript(BaseModel):
 
     def retries_in_plan(self, block: int, step: ScriptStep) -> bool:
         """The trace itself calls ``step.tool`` again, after another caller line, with the
-        same parameters but other values: it has its own recovery for this call.
+        same parameters: it has its own way of asking again for this call.
 
         Only the trace's calls are read, never their responses.
         """
         return any(
-            s.kind == "call"
-            and s.tool == step.tool
-            and s.params.keys() == step.params.keys()
-            and s.params != step.params
+            s.kind == "call" and s.tool == step.tool and s.params.keys() == step.params.keys()
             for b, steps in enumerate(self.blocks)
             if b != block
             for s in steps

@@ -1,4 +1,4 @@
-"""STT engine backends registered in ``tasks.voice.stt.STT_ENGINES``.
+"""STT engine backends registered in ``STT_ENGINES`` (``tasks.voice.stt_base``).
 
 * ``pocketsphinx``: offline, the wheel ships the en-US acoustic model and dictionary.
 * ``faster-whisper`` (optional extra ``evaflow[whisper]``): reads a local CTranslate2 model
@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from tasks.voice.stt import (
+from tasks.voice.stt_base import (
     CODE_LEAD_INS,
     STT_ENGINES,
     TELEPHONE_VARIANTS,

@@ -36,7 +36,7 @@ from tasks.simulate.timeline import CallLog, UtteranceLog
 from tasks.simulate.tracks import CLEAN_RATE, CallTracks
 from tasks.simulate.voices import CallerStyle, speakable
 from tasks.voice.stt import Recognizer
-from tasks.voice.telephony import FRAME_BYTES, WIRE_RATE, from_wire, resample, to_wire
+from tasks.voice.telephony import FRAME_BYTES, WIRE_RATE, resample, to_wire, wire_samples
 from tasks.voice.tts import synthesize
 from tasks.voice.vad import EnergyVAD, VadEvent
 
@@ -160,10 +160,10 @@ class CallerSide:
         await self._pump(tick)
         self.stage_seconds["agent"] += time.perf_counter() - waited
         agent_pcm = await self._play(t)
-        caller_pcm = from_wire(caller_wire).samples
+        caller_pcm = wire_samples(caller_wire)
         self.tracks.add_tick(caller_pcm, clean, agent_pcm)
-        self._vad(self.caller_vad.process(Clip(clean, CLEAN_RATE)), "caller")
-        self._vad(self.agent_vad.process(Clip(agent_pcm, WIRE_RATE)), "agent")
+        self._vad(self.caller_vad.process_samples(clean, CLEAN_RATE), "caller")
+        self._vad(self.agent_vad.process_samples(agent_pcm, WIRE_RATE), "agent")
         if finished is not None:
             self._finish_utterance(finished, t + FRAME_S)
         await self._listen(t + FRAME_S)
@@ -364,7 +364,7 @@ class CallerSide:
         pcm = np.zeros(WIRE_FRAME, np.float32)
         if self.playout and self.playout[0][0] == "audio" and self.playout[0][2] <= t:
             _, chunk, _ = self.playout.popleft()
-            pcm = from_wire(chunk).samples
+            pcm = wire_samples(chunk)
             self.heard.frames.append(pcm)
             self.heard.last_audio = t + FRAME_S
             await self._echo_marks()

@@ -32,7 +32,7 @@ from tasks.simulate.meter import ComputeKind, ComputeMeter
 from tasks.simulate.policy import ReferencePolicy
 from tasks.simulate.voices import agent_recognizer, speakable
 from tasks.voice.stt import Expectation, Recognizer
-from tasks.voice.telephony import FRAME_BYTES, WIRE_RATE, from_wire, to_wire
+from tasks.voice.telephony import FRAME_BYTES, WIRE_RATE, to_wire, wire_samples
 from tasks.voice.tts import synthesize
 from tasks.voice.vad import EnergyVAD, VadConfig, VadEvent
 
@@ -120,9 +120,9 @@ class CascadeSession:
                     await self._answer(ws, start, event.time_s)
 
     def _endpoint(self, audio: bytes) -> list[VadEvent]:
-        clip = from_wire(audio)
-        self.heard.append(clip.samples)
-        return self.vad.process(clip)
+        samples = wire_samples(audio)
+        self.heard.append(samples)
+        return self.vad.process_samples(samples, WIRE_RATE)
 
     def _utterance(self, start_s: float, end_s: float) -> Clip:
         audio = np.concatenate(self.heard) if self.heard else np.zeros(1, np.float32)

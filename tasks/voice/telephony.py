@@ -6,12 +6,13 @@ CPython's removed ``audioop`` used), written in numpy because ``audioop`` is gon
 
 from __future__ import annotations
 
+import functools
 from math import gcd
 
 import numpy as np
-from scipy.signal import resample_poly
+from scipy.signal import firwin, resample_poly
 
-from perturbations.audio import AudioError, Clip
+from perturbations.audio import INT16_SCALE, AudioError, Clip
 
 WIRE_RATE = 8000
 FRAME_MS = 20
@@ -45,6 +46,8 @@ def _decode_table() -> np.ndarray:
 
 
 _DECODE = _decode_table()
+# The float samples of each code, computed as Clip.from_int16 does (same float32 values).
+_DECODE_FLOAT = (_DECODE.astype(np.float32) / INT16_SCALE).astype(np.float32)
 
 
 def ulaw_decode(codes: bytes | np.ndarray) -> np.ndarray:
@@ -56,6 +59,17 @@ def ulaw_decode(codes: bytes | np.ndarray) -> np.ndarray:
     return _DECODE[arr]
 
 
+@functools.lru_cache(maxsize=32)
+def _lowpass(up: int, down: int) -> np.ndarray:
+    """The filter ``resample_poly`` designs by default (Kaiser window, beta 5), designed
+    once per ratio: designing it cost more than filtering a 20 ms frame. Passed back as
+    ``window``, ``resample_poly`` copies it and scales it exactly as its own design."""
+    max_rate = max(up, down)
+    taps = firwin(2 * 10 * max_rate + 1, 1.0 / max_rate, window=("kaiser", 5.0))
+    taps.flags.writeable = False
+    return taps
+
+
 def resample(clip: Clip, rate: int) -> Clip:
     """Band-limited rate conversion (polyphase FIR with an anti-aliasing Kaiser window)."""
     if not isinstance(rate, int) or rate <= 0:
@@ -63,7 +77,8 @@ def resample(clip: Clip, rate: int) -> Clip:
     if rate == clip.rate:
         return clip
     g = gcd(rate, clip.rate)
-    out = resample_poly(clip.samples.astype(np.float64), rate // g, clip.rate // g)
+    up, down = rate // g, clip.rate // g
+    out = resample_poly(clip.samples.astype(np.float64), up, down, window=_lowpass(up, down))
     return Clip(np.clip(out, -1.0, 1.0).astype(np.float32), rate)
 
 
@@ -74,9 +89,15 @@ def to_wire(clip: Clip) -> bytes:
 
 def from_wire(payload: bytes) -> Clip:
     """Decode 8 kHz mu-law bytes into a clip."""
+    return Clip(wire_samples(payload), WIRE_RATE)
+
+
+def wire_samples(payload: bytes) -> np.ndarray:
+    """The float32 samples of 8 kHz mu-law bytes (``from_wire(payload).samples``, without
+    a Clip's checks, which table-decoded codes always pass: for per-frame loops)."""
     if not isinstance(payload, bytes | bytearray) or len(payload) == 0:
         raise AudioError(f"mu-law payload must be non-empty bytes, got {type(payload).__name__}")
-    return Clip.from_int16(ulaw_decode(bytes(payload)), WIRE_RATE)
+    return _DECODE_FLOAT[np.frombuffer(payload, dtype=np.uint8)]
 
 
 def frames(payload: bytes, size: int = FRAME_BYTES, pad: bool = True) -> list[bytes]:

@@ -4,12 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import contextlib
-import random
 import time
 import traceback
 from collections.abc import Coroutine
-from pathlib import Path
 from typing import Any, TypeVar
 
 from websockets.asyncio.client import connect
@@ -20,13 +17,12 @@ from tasks.records import AttemptRecord, EndReason, TimelineEvent
 from tasks.simulate import protocol as wire
 from tasks.simulate.agents import AgentContext, get_agent
 from tasks.simulate.call import CallerSide
+from tasks.simulate.call_result import call_rng, fill_from_call
 from tasks.simulate.callers import build_caller
 from tasks.simulate.channel import trial_channel
 from tasks.simulate.config import SimulationConfig
 from tasks.simulate.meter import ComputeMeter
 from tasks.simulate.record import finish_record, new_gateway, new_record
-from tasks.simulate.timeline import build_turns
-from tasks.simulate.tracks import save_tracks
 from tasks.simulate.voices import caller_recognizer, persona_style, trial_voice
 from tasks.spoken.normalize import normalize_spoken  # noqa: F401 - warm import off the clock
 
@@ -59,15 +55,11 @@ def simulate_audio(scenario: Scenario, config: SimulationConfig) -> AttemptRecor
     return run_coroutine(simulate_audio_async(scenario, config))
 
 
-def _seed(config: SimulationConfig, scenario: Scenario) -> random.Random:
-    return random.Random(f"{config.seed}/{scenario.key}/{config.trial}/{config.attempt}")
-
-
 async def simulate_audio_async(scenario: Scenario, config: SimulationConfig) -> AttemptRecord:
     started = time.perf_counter()
     config = config.model_copy(update={"mode": "audio"})
     record = new_record(scenario, config)
-    rng = _seed(config, scenario)
+    rng = call_rng(config, scenario)
     style = persona_style(str(scenario.user_config.get("user_persona") or ""))
     channel = trial_channel(scenario, config, rng)
     voice = trial_voice(scenario, style, config, channel, rng)
@@ -105,7 +97,7 @@ async def simulate_audio_async(scenario: Scenario, config: SimulationConfig) -> 
         reason, error = "harness_error", "".join(traceback.format_exception_only(exc)).strip()
     finish_record(record, scenario, gateway, reason, error)
     if side is not None:
-        _fill_from_call(record, side, duration, config)
+        fill_from_call(record, side, duration, config)
         voice_event = TimelineEvent(
             t_s=0.0, source="harness", kind="caller_voice", data=voice.model_dump()
         )
@@ -115,23 +107,6 @@ async def simulate_audio_async(scenario: Scenario, config: SimulationConfig) -> 
         )
     record.wall_s = time.perf_counter() - started
     return record
-
-
-def _fill_from_call(
-    record: AttemptRecord, side: CallerSide, duration: float, config: SimulationConfig
-) -> None:
-    log = side.log
-    log.caller_segments = _segments(side.events, "caller")
-    log.agent_segments = _segments(side.events, "agent")
-    record.turns = build_turns(log)
-    caller_events = getattr(side.caller, "events", [])  # e.g. an LLM caller's usage
-    record.events = sorted([*record.events, *side.events, *caller_events], key=lambda e: e.t_s)
-    record.caller_ended = side.caller_ended
-    record.duration_s = round(duration, 3)
-    record.stage_seconds = {k: round(v, 3) for k, v in side.stage_seconds.items()}
-    if config.audio_dir is not None:
-        with contextlib.suppress(OSError):
-            record.audio = save_tracks(side.tracks, Path(config.audio_dir))
 
 
 def _timing_event(side: CallerSide, duration: float, config: SimulationConfig) -> TimelineEvent:
@@ -148,15 +123,3 @@ def _timing_event(side: CallerSide, duration: float, config: SimulationConfig) -
             "agent_compute_s": round(meter.seconds(), 6) if meter is not None else None,
         },
     )
-
-
-def _segments(events: list[Any], source: str) -> list[tuple[float, float]]:
-    spans: list[tuple[float, float]] = []
-    start: float | None = None
-    for event in sorted((e for e in events if e.source == source), key=lambda e: e.t_s):
-        if event.kind == "speech_start":
-            start = event.t_s
-        elif event.kind == "speech_end" and start is not None:
-            spans.append((start, max(start, event.t_s)))
-            start = None
-    return spans

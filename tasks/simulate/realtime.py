@@ -38,9 +38,9 @@ from scenarios.models import Scenario
 from tasks.records import AttemptRecord, EndReason, TimelineEvent
 from tasks.simulate import protocol as wire
 from tasks.simulate.agents import AgentContext, get_agent
-from tasks.simulate.audio_mode import _fill_from_call, _seed
 from tasks.simulate.bridge import BridgeConfig, serve_tool_bridge
 from tasks.simulate.call import CallEnded, CallerSide
+from tasks.simulate.call_result import call_rng, fill_from_call
 from tasks.simulate.callers import build_caller
 from tasks.simulate.channel import trial_channel
 from tasks.simulate.clock import FRAME_S
@@ -369,7 +369,7 @@ class _Attempt:
 
     def __init__(self, scenario: Scenario, config: SimulationConfig) -> None:
         self.record = new_record(scenario, config)
-        self.rng = _seed(config, scenario)
+        self.rng = call_rng(config, scenario)
         self.style = persona_style(str(scenario.user_config.get("user_persona") or ""))
         self.channel = trial_channel(scenario, config, self.rng)
         self.voice = trial_voice(scenario, self.style, config, self.channel, self.rng)
@@ -406,7 +406,7 @@ def _finish(
     reason, error, duration = outcome
     record = finish_record(attempt.record, scenario, attempt.gateway, reason, error)
     if side is not None:
-        _fill_from_call(record, side, duration, config)
+        fill_from_call(record, side, duration, config)
     return record
 
 

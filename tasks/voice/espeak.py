@@ -30,6 +30,8 @@ from pathlib import Path
 
 import numpy as np
 
+from tasks.voice.espeak_frames import read_message, write_message
+
 _AUDIO_OUTPUT_SYNCHRONOUS = 2
 _CHARS_UTF8 = 1
 _PARAM_RATE, _PARAM_VOLUME, _PARAM_PITCH, _PARAM_RANGE, _PARAM_WORDGAP = 1, 2, 3, 4, 7
@@ -177,8 +179,6 @@ class _Zygote:
         atexit.register(self.close)
 
     def synth(self, text: str, voice: str, params: dict[int, int]) -> tuple[np.ndarray, int]:
-        from tasks.voice.espeak_zygote import read_message, write_message
-
         assert self.proc.stdin is not None and self.proc.stdout is not None
         request = json.dumps({"text": text, "voice": voice, "params": params}).encode()
         write_message(self.proc.stdin, request)

@@ -7,7 +7,7 @@ library once and, for every request, forks a child that starts from that pristin
 synthesises one utterance, writes it to stdout and exits. Requests are served one at a
 time, so replies never interleave.
 
-Protocol on stdin/stdout: 4-byte big-endian length + payload. Request payload: JSON
+Protocol on stdin/stdout: :mod:`tasks.voice.espeak_frames` messages. Request payload: JSON
 ``{"text", "voice" (resolved name), "params": {param id: value}}``. Reply: ``int32 rate``
 followed by PCM16 samples, or a negative rate and a UTF-8 error message.
 """
@@ -22,23 +22,9 @@ from pathlib import Path
 from typing import IO
 
 
-def read_message(stream: IO[bytes]) -> bytes | None:
-    header = stream.read(4)
-    if len(header) < 4:
-        return None
-    (size,) = struct.unpack(">I", header)
-    data = stream.read(size)
-    if len(data) < size:
-        return None
-    return data
-
-
-def write_message(stream: IO[bytes], payload: bytes) -> None:
-    stream.write(struct.pack(">I", len(payload)) + payload)
-    stream.flush()
-
-
 def _serve_one(engine, request: bytes, out: IO[bytes]) -> None:
+    from tasks.voice.espeak_frames import write_message
+
     try:
         spec = json.loads(request)
         params = {int(k): int(v) for k, v in spec["params"].items()}
@@ -51,6 +37,7 @@ def _serve_one(engine, request: bytes, out: IO[bytes]) -> None:
 def main() -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
     from tasks.voice.espeak import _Espeak
+    from tasks.voice.espeak_frames import read_message
 
     engine = _Espeak()
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer

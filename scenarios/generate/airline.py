@@ -6,6 +6,7 @@ from functools import partial
 
 from scenarios.generate.agents import AGENT_TEXTS
 from scenarios.generate.airline_bookings import cancel_for_credit, refund_24h, seat_and_bags
+from scenarios.generate.airline_choice import irrops_choice
 from scenarios.generate.airline_disruptions import delay_voucher, irrops_rebook
 from scenarios.generate.airline_flows import voluntary_change
 from scenarios.generate.airline_policy import AIRLINE_AGENT
@@ -30,6 +31,10 @@ CASES = (
          partial(seat_and_bags, window_full=True)),
     Case("voluntary_change", "auth_failure", "wrong_code",
          partial(voluntary_change, variant="wrong_code")),
+    Case("irrops_rebook", "success", "choice_and_extras",
+         partial(irrops_choice, closes_in_answer=False)),
+    Case("irrops_rebook", "success", "choice_extras_goodbye",
+         partial(irrops_choice, closes_in_answer=True)),
 )  # fmt: skip
 
 DOMAIN_CASES.add("airline", CASES)

@@ -54,7 +54,7 @@ class Irrops:
     overnight: bool
 
 
-def _irrops_world(ctx: FlowContext, overnight: bool) -> Irrops:
+def irrops_world(ctx: FlowContext, overnight: bool) -> Irrops:
     rng = ctx.rng
     world = start_world(ctx)
     caller = world.names.person()
@@ -177,7 +177,7 @@ def _irrops_goal(x: Irrops) -> Goal:
 
 def irrops_rebook(ctx: FlowContext, overnight: bool) -> Draft:
     """A cancelled flight, rebooked free; overnight when today's flights are full."""
-    x = _irrops_world(ctx, overnight)
+    x = irrops_world(ctx, overnight)
     convo = Conversation("airline", x.world.db, ctx.tool_names)
     opening = pick(
         ctx.rng,

@@ -101,7 +101,7 @@ def say_value(value: str, spell: bool) -> str:
     if code_like or (spell and re.fullmatch(r"[A-Za-z][A-Za-z' -]*", value)):
         # Asked to spell, people fall back on the phonetic alphabet.
         return speak_code(re.sub(r"[' ]", "", value).upper(), "nato" if spell else "letters")
-    return value
+    return value.replace("_", " ")  # an enum-like value ("gluten_free") said as words
 
 
 # Key words as a listener takes them: digits normalised to figures, homophones a
@@ -199,7 +199,8 @@ class ScriptedCaller:
         # preference and your meal request"), every item a part of it names in full.
         chosen = {item.value: item for item in self._best_items(heard, MIN_KEY_SCORE)}
         for part in clauses(heard):
-            chosen.update((item.value, item) for item in self._best_items(part, 1.0))
+            minimum = MIN_KEY_SCORE if asks_question(part) else 1.0
+            chosen.update((item.value, item) for item in self._best_items(part, minimum))
         if not chosen:
             return []
         upcoming = self.script.user_lines[self.position : self.position + 1]

@@ -106,8 +106,11 @@ def test_conversations_have_phone_call_shape(pack: list[Scenario]) -> None:
     for scenario in pack:
         trace = scenario.expected_trace
         assert trace[0] == {"event_type": "agent_utterance", "utterance": GREETING}
-        assert trace[-1]["event_type"] == "user_utterance"
-        assert "goodbye" in trace[-1]["utterance"].lower(), scenario.key
+        # The caller's last line says goodbye; only the agent may act and close after it.
+        last_line = max(i for i, e in enumerate(trace) if e["event_type"] == "user_utterance")
+        assert "goodbye" in trace[last_line]["utterance"].lower(), scenario.key
+        after = [e["event_type"] for e in trace[last_line + 1 :]]
+        assert after == [] or after[-1] == "agent_utterance", scenario.key
         assert 4 <= len(events(scenario, "user_utterance")) <= 8, scenario.key
         assert trace[1]["utterance"] == scenario.user_goal["starting_utterance"]
         assert scenario.expected_end_reason == "goodbye"
@@ -212,10 +215,14 @@ def test_text_mode_simulation_follows_every_script(pack: list[Scenario]) -> None
     """Our scripted caller and reference agent complete every record exactly as written."""
     text_mode = pytest.importorskip("tasks.simulate.text_mode")
     config = pytest.importorskip("tasks.simulate.config")
+    caller = pytest.importorskip("tasks.simulate.caller")
     for scenario in pack:
         record = text_mode.simulate_text(scenario, config.SimulationConfig())
         said = [t.intended_text for t in record.turns if t.role == "user"]
         script = [e["utterance"] for e in events(scenario, "user_utterance")]
+        if scenario.expected_trace[-1]["event_type"] == "agent_utterance":
+            # Its goodbye answered the agent's question: it hangs up after the agent closes.
+            script.append(caller.CLOSING)
         assert said == script, scenario.key
         assert record.final_db_hash == db_hash(scenario.expected_db), scenario.key
 

@@ -169,7 +169,11 @@ def load_noise(
         if path.is_file():
             return _read_wav(path, rate)
     if source not in NOISE_GENERATORS:
-        hint = " ('babble' is registered by importing tasks.voice)" if source == "babble" else ""
+        hint = (
+            " (evaflow's 'evaflow.noise' entry point; is evaflow installed?)"
+            if source == "babble"
+            else ""
+        )
         raise AudioError(
             f"unknown noise source {source!r}{hint}; valid: {', '.join(noise_names(noise_dir))}"
         )

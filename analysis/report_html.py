@@ -14,6 +14,9 @@ from typing import Any
 import pandas as pd
 import pyarrow as pa
 
+from scenarios.spoken_forms import DIGIT_WORDS as SPOKEN_DIGITS
+from scenarios.spoken_forms import NATO as NATO_WORDS
+
 CSS = """
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0;color:#1d2330;
 background:#fafbfc}
@@ -141,41 +144,9 @@ def pretty_json(text: Any) -> str:
     return f"<pre>{esc(shown)}</pre>"
 
 
-DIGIT_WORDS = ("zero|oh", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
-NATO = dict(
-    zip(
-        "abcdefghijklmnopqrstuvwxyz",
-        (
-            "alfa|alpha",
-            "bravo",
-            "charlie",
-            "delta",
-            "echo",
-            "foxtrot",
-            "golf",
-            "hotel",
-            "india",
-            "juliett|juliet",
-            "kilo",
-            "lima",
-            "mike",
-            "november",
-            "oscar",
-            "papa",
-            "quebec",
-            "romeo",
-            "sierra",
-            "tango",
-            "uniform",
-            "victor",
-            "whiskey",
-            "x-ray|xray",
-            "yankee",
-            "zulu",
-        ),
-        strict=True,
-    )
-)
+# Regex alternatives per symbol as callers say them ("oh" for zero, NATO spelling variants).
+DIGIT_WORDS = ("zero|oh", *SPOKEN_DIGITS[1:])
+NATO = {c: "|".join(w for w in NATO_WORDS if w[0] == c) for c in "abcdefghijklmnopqrstuvwxyz"}
 
 
 def entity_pattern(value: str) -> str:

@@ -3,92 +3,23 @@
 Codes are spelled symbol by symbol with digits as words ("Z K three F F W"), digit
 strings are read digit by digit, money and dates in words. The conventions match the
 voice stack's reader (``tasks.spoken``), so a recognised utterance normalises back to
-the written value; ``scenarios`` may not import ``tasks``, hence this small copy.
+the written value. The words and the number reading are
+:mod:`scenarios.spoken_forms`, which ``tasks.spoken`` uses too.
 """
 
 from __future__ import annotations
 
 from datetime import date
 
-ONES = [
-    "zero",
-    "one",
-    "two",
-    "three",
-    "four",
-    "five",
-    "six",
-    "seven",
-    "eight",
-    "nine",
-    "ten",
-    "eleven",
-    "twelve",
-    "thirteen",
-    "fourteen",
-    "fifteen",
-    "sixteen",
-    "seventeen",
-    "eighteen",
-    "nineteen",
-]
-TENS = ["_", "_", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
-IRREGULAR_ORDINALS = {
-    "one": "first",
-    "two": "second",
-    "three": "third",
-    "five": "fifth",
-    "eight": "eighth",
-    "nine": "ninth",
-    "twelve": "twelfth",
-}
-MONTHS = [
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-]
-WEEKDAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
+from scenarios.spoken_forms import MONTHS as _MONTHS
+from scenarios.spoken_forms import ONES, clock_words, number_words, ordinal_words, year_words
+from scenarios.spoken_forms import WEEKDAYS as _WEEKDAYS
 
-
-def number(n: int) -> str:
-    """Cardinal in words, US style without "and": 1250 -> "one thousand two hundred fifty"."""
-    if n < 0:
-        raise ValueError(f"number: negative value {n}")
-    if n < 20:
-        return ONES[n]
-    if n < 100:
-        tens, unit = divmod(n, 10)
-        return TENS[tens] + (f" {ONES[unit]}" if unit else "")
-    if n < 1000:
-        hundreds, rest = divmod(n, 100)
-        return f"{ONES[hundreds]} hundred" + (f" {number(rest)}" if rest else "")
-    for scale, word in ((1_000_000, "million"), (1_000, "thousand")):
-        if n >= scale:
-            head, rest = divmod(n, scale)
-            return f"{number(head)} {word}" + (f" {number(rest)}" if rest else "")
-    raise AssertionError("unreachable")
-
-
-def ordinal(n: int) -> str:
-    """Ordinal in words: 25 -> "twenty fifth"."""
-    words = number(n).split()
-    last = words[-1]
-    if last in IRREGULAR_ORDINALS:
-        words[-1] = IRREGULAR_ORDINALS[last]
-    elif last.endswith("y"):
-        words[-1] = last[:-1] + "ieth"
-    else:
-        words[-1] = last + "th"
-    return " ".join(words)
+# The generator writes month and weekday names capitalised, as its records always had them.
+MONTHS = [m.capitalize() for m in _MONTHS]
+WEEKDAYS = [d.capitalize() for d in _WEEKDAYS]
+number = number_words
+ordinal = ordinal_words
 
 
 def digits(text: str) -> str:
@@ -123,14 +54,7 @@ def amount(value: float) -> str:
 
 def year(y: int) -> str:
     """2026 -> "twenty twenty six", 2005 -> "two thousand five", 1988 -> "nineteen eighty eight"."""
-    if 2000 <= y < 2010:
-        return number(y)
-    head, tail = divmod(y, 100)
-    if tail == 0:
-        return f"{number(head)} hundred"
-    if tail < 10:
-        return f"{number(head)} oh {ONES[tail]}"
-    return f"{number(head)} {number(tail)}"
+    return year_words(y)
 
 
 def spoken_date(iso: str, with_year: bool = False, weekday: bool = False) -> str:
@@ -147,12 +71,7 @@ def spoken_date(iso: str, with_year: bool = False, weekday: bool = False) -> str
 def spoken_time(hhmm: str) -> str:
     """24-hour "HH:MM" in 12-hour speech: "14:30" -> "two thirty PM", "09:05" -> "nine oh five AM"."""
     hour, minute = (int(part) for part in hhmm.split(":"))
-    suffix = "AM" if hour < 12 else "PM"
-    hour12 = hour % 12 or 12
-    if minute == 0:
-        return f"{number(hour12)} {suffix}"
-    minutes = f"oh {ONES[minute]}" if minute < 10 else number(minute)
-    return f"{number(hour12)} {minutes} {suffix}"
+    return clock_words(hour, minute)
 
 
 def hours(value: float) -> str:

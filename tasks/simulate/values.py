@@ -14,6 +14,7 @@ from functools import lru_cache
 from typing import Any, Literal
 
 from tasks.spoken import normalize_spoken
+from tasks.spoken.words import MONTHS as _MONTHS
 
 SlotKind = Literal["date", "datetime", "time", "number", "text"]
 
@@ -21,20 +22,6 @@ _ISO_DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
 _ISO_DATETIME = re.compile(r"^\d{4}-\d{2}-\d{2} \d{1,2}:\d{2}$")
 _TIME = re.compile(r"^(\d{1,2}):(\d{2})$")
 _NUMBER = re.compile(r"^\$?(\d+(?:\.\d+)?)$")
-_MONTHS = [
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-]
 # Words people put between the symbols of a code; they carry no symbol.
 FILLER_WORDS = frozenset({"dash", "hyphen", "pause", "space", "slash"})
 ANSWER_STOPWORDS = frozenset(

@@ -11,7 +11,15 @@ import re
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import Literal
 
-from tasks.spoken.words import DIGIT_WORDS, MONTHS, NATO, ONES, ORDINAL_ONES, SCALES, TENS
+from scenarios.spoken_forms import (
+    DIGIT_WORDS,
+    MONTHS,
+    NATO,
+    clock_words,
+    number_words,
+    ordinal_words,
+    year_words,
+)
 
 CodeStyle = Literal["letters", "nato"]
 
@@ -42,36 +50,14 @@ def speak_number(n: int | float | str) -> str:
     return _speak_int(int(text))
 
 
-def _speak_int(n: int) -> str:
-    if n < 20:
-        return ONES[n]
-    if n < 100:
-        tens, unit = divmod(n, 10)
-        return TENS[tens] + (f" {ONES[unit]}" if unit else "")
-    if n < 1000:
-        hundreds, rest = divmod(n, 100)
-        return f"{ONES[hundreds]} hundred" + (f" {_speak_int(rest)}" if rest else "")
-    for value, word in sorted(((v, w) for w, v in SCALES.items()), reverse=True):
-        if n >= value:
-            head, rest = divmod(n, value)
-            return f"{_speak_int(head)} {word}" + (f" {_speak_int(rest)}" if rest else "")
-    raise AssertionError("unreachable")
+_speak_int = number_words
 
 
 def speak_ordinal(n: int) -> str:
     """Ordinal in words (25 -> "twenty fifth", 100 -> "one hundredth")."""
     if n <= 0:
         raise ValueError(f"speak_ordinal: ordinals start at 1, got {n}")
-    words = _speak_int(n).split()
-    last = words[-1]
-    ordinal_of = {w: o for o, w in ORDINAL_ONES.items()}
-    if last in ordinal_of:
-        words[-1] = ordinal_of[last]
-    elif last.endswith("y"):
-        words[-1] = last[:-1] + "ieth"
-    else:
-        words[-1] = last + "th"
-    return " ".join(words)
+    return ordinal_words(n)
 
 
 def speak_digits(s: str) -> str:
@@ -136,14 +122,7 @@ def speak_amount(x: float | int | str) -> str:
 def speak_year(year: int) -> str:
     """Years the way people say them: 2026 -> "twenty twenty six", 2005 -> "two thousand
     five", 1988 -> "nineteen eighty eight", 1905 -> "nineteen oh five"."""
-    if 2000 <= year < 2010 or year < 1000 or year > 9999:
-        return _speak_int(year)
-    head, tail = divmod(year, 100)
-    if tail == 0:
-        return f"{_speak_int(head)} hundred"
-    if tail < 10:
-        return f"{_speak_int(head)} oh {ONES[tail]}"
-    return f"{_speak_int(head)} {_speak_int(tail)}"
+    return year_words(year)
 
 
 def speak_date(iso: str) -> str:
@@ -165,12 +144,7 @@ def speak_time(hhmm: str) -> str:
     hour, minute = int(match.group(1)), int(match.group(2))
     if hour > 23 or minute > 59:
         raise ValueError(f"speak_time: hour or minute out of range in {hhmm!r}")
-    suffix = "AM" if hour < 12 else "PM"
-    hour12 = hour % 12 or 12
-    if minute == 0:
-        return f"{_speak_int(hour12)} {suffix}"
-    minutes = f"oh {ONES[minute]}" if minute < 10 else _speak_int(minute)
-    return f"{_speak_int(hour12)} {minutes} {suffix}"
+    return clock_words(hour, minute)
 
 
 def speak_email(email: str) -> str:

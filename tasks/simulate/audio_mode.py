@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import functools
 import time
 import traceback
 from collections.abc import Coroutine
@@ -25,6 +26,7 @@ from tasks.simulate.meter import ComputeMeter
 from tasks.simulate.record import finish_record, new_gateway, new_record
 from tasks.simulate.voices import caller_recognizer, persona_style, trial_voice
 from tasks.spoken.normalize import normalize_spoken  # noqa: F401 - warm import off the clock
+from tasks.voice.recognizer_pool import POOL, content_key
 
 T = TypeVar("T")
 
@@ -63,9 +65,13 @@ async def simulate_audio_async(scenario: Scenario, config: SimulationConfig) -> 
     style = persona_style(str(scenario.user_config.get("user_persona") or ""))
     channel = trial_channel(scenario, config, rng)
     voice = trial_voice(scenario, style, config, channel, rng)
-    recognizer = await asyncio.to_thread(
+    # Built once per scenario, spec and seed, then reset and reused (tasks.voice.recognizer_pool).
+    scenario_key = content_key(scenario.model_dump_json())
+    ears_key = ("caller", scenario_key, config.caller_stt, str(config.cache_dir), config.seed)
+    build = functools.partial(
         caller_recognizer, scenario, config.caller_stt, config.cache_dir, config.seed
     )
+    recognizer = await asyncio.to_thread(POOL.checkout, ears_key, build)
     caller = build_caller(config.caller, scenario, config)
     agent = get_agent(config.agent, "audio")
     gateway = new_gateway(scenario)
@@ -95,6 +101,9 @@ async def simulate_audio_async(scenario: Scenario, config: SimulationConfig) -> 
         reason, error = "agent_disconnected", f"could not reach the agent: {exc}"
     except Exception as exc:  # noqa: BLE001 - a harness bug is data, never a crash
         reason, error = "harness_error", "".join(traceback.format_exception_only(exc)).strip()
+    if side is not None:  # no decode may still run on the recogniser when it is reused
+        await asyncio.gather(*side.heard.pending, return_exceptions=True)
+    await asyncio.to_thread(POOL.release, ears_key, recognizer)
     finish_record(record, scenario, gateway, reason, error)
     if side is not None:
         fill_from_call(record, side, duration, config)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 from collections.abc import AsyncIterator
 from typing import Any, Literal
 
@@ -31,6 +32,7 @@ from tasks.simulate import protocol as wire
 from tasks.simulate.meter import ComputeKind, ComputeMeter
 from tasks.simulate.policy import ReferencePolicy
 from tasks.simulate.voices import agent_recognizer, speakable
+from tasks.voice.recognizer_pool import POOL, content_key
 from tasks.voice.stt import Expectation, Recognizer
 from tasks.voice.telephony import FRAME_BYTES, WIRE_RATE, to_wire, wire_samples
 from tasks.voice.tts import synthesize
@@ -184,18 +186,27 @@ async def serve_cascade(ctx: Any, session: Any) -> AsyncIterator[str]:
     meter: ComputeMeter = getattr(ctx, "meter", None) or ComputeMeter()
     meter.engage()
     settings = CascadeSettings(**config.agent_params.get("cascade", {}))
-    recognizer = await asyncio.to_thread(
+    # The agent's ears depend on its domain and configuration only; reused across calls
+    # once reset (tasks.voice.recognizer_pool).
+    agent_key = content_key(ctx.scenario.domain, ctx.scenario.agent.model_dump_json())
+    ears_key = ("agent", agent_key, config.agent_stt, str(config.cache_dir), config.seed)
+    build = functools.partial(
         agent_recognizer, ctx.scenario, config.agent_stt, config.cache_dir, config.seed
     )
+    recognizer = await asyncio.to_thread(POOL.checkout, ears_key, build)
 
     async def handler(ws: ServerConnection) -> None:
         await CascadeSession(session, recognizer, config.agent_voice, settings, meter).run(ws)
 
-    async with serve(
-        handler, "127.0.0.1", 0, compression=None, max_size=wire.MAX_MESSAGE_BYTES
-    ) as server:
-        port = next(iter(server.sockets)).getsockname()[1]
-        yield f"ws://127.0.0.1:{port}/ws"
+    try:
+        async with serve(
+            handler, "127.0.0.1", 0, compression=None, max_size=wire.MAX_MESSAGE_BYTES
+        ) as server:
+            port = next(iter(server.sockets)).getsockname()[1]
+            yield f"ws://127.0.0.1:{port}/ws"
+    finally:
+        # Waits for a decode a cancelled handler left running before the reset.
+        await asyncio.to_thread(POOL.release, ears_key, recognizer)
 
 
 @contextlib.asynccontextmanager

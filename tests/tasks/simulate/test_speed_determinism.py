@@ -1,9 +1,9 @@
 """Speed-ups must not change results: the fast code paths and the ones they replaced give
 the same audio, transcripts and timeline on one short audio trial of the reference cascade.
 
-Each speed-up (issue 14) keeps its slow form reachable here: the filter design
-``resample_poly`` does itself, and the VAD as it was (``np.mean`` per frame, every chunk
-through the pending buffer). The agent's compute clock is held at zero, because on the
+Each speed-up (issue 14) keeps its slow form reachable here: recognisers built anew
+for every call (no pool), the filter design ``resample_poly`` does itself, and the VAD as
+it was (``np.mean`` per frame, every chunk through the pending buffer). The agent's compute clock is held at zero, because on the
 virtual clock call time advances by the agent's measured CPU time, which varies run to
 run (and which speeding the agent up is meant to shrink); with it fixed, the timeline is
 a function of the code and the seed only.
@@ -26,6 +26,7 @@ from tasks.records import AttemptRecord
 from tasks.simulate import SimulationConfig, simulate
 from tasks.simulate import meter as meter_module
 from tasks.voice import telephony
+from tasks.voice.recognizer_pool import POOL
 from tasks.voice.vad import EnergyVAD, VadEvent
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
@@ -83,6 +84,7 @@ def reference_level(frame: np.ndarray) -> float:
 
 
 def use_reference_paths(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(POOL, "enabled", False)
     monkeypatch.setattr(telephony, "_lowpass", lambda up, down: ("kaiser", 5.0))
     monkeypatch.setattr(EnergyVAD, "process_samples", reference_process_samples)
     monkeypatch.setattr("tasks.voice.vad._frame_rms", reference_level)
@@ -148,9 +150,13 @@ def run_trial(cache_dir: Path, audio_dir: Path) -> dict[str, Any]:
 def test_fast_and_reference_paths_store_the_same_trial(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    fast = run_trial(tmp_path / "cache", tmp_path / "fast")
+    """The second fast run reuses the first one's recognisers (reset), the reference run
+    builds new ones and takes every slow path."""
+    reused = POOL.reused
+    fast = [run_trial(tmp_path / "cache", tmp_path / f"fast{i}") for i in range(2)]
+    assert POOL.reused == reused + 2  # the caller's and the agent's ears
     use_reference_paths(monkeypatch)
     reference = run_trial(tmp_path / "cache", tmp_path / "reference")
-    assert fast["end_reason"] == "goodbye" and len(fast["heard"]) >= 4
-    assert fast["heard"] == reference["heard"]
-    assert fast == reference
+    assert fast[0]["end_reason"] == "goodbye" and len(fast[0]["heard"]) >= 4
+    assert fast[0]["heard"] == fast[1]["heard"] == reference["heard"]
+    assert fast[0] == fast[1] == reference

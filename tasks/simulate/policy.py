@@ -13,7 +13,10 @@ Every parameter value of a tool call comes from one of four places, tried in ord
 4. the agent's own decision (enum choices, summaries, computed amounts), from the trace.
 
 An ID the trace took from a response this conversation never received is unknown to the
-agent: it gives up rather than use knowledge it could not have.
+agent: it gives up rather than use knowledge it could not have. A value taken from one
+option of a list the agent got (a flight among those offered) is the option it heard the
+caller choose (:mod:`tasks.simulate.choices`), not the trace's; if it did not hear which,
+it asks once to hear the choice again.
 
 A lookup whose response says a heard value did not match (:mod:`tasks.simulate.recovery`:
 read from the response the agent got, never from the trace's response) is retried once
@@ -41,6 +44,8 @@ from pydantic import BaseModel, Field
 
 from scenarios.chaining import IdChainer, is_identifier
 from scenarios.models import Scenario
+from tasks.simulate.choices import find_option, heard_choice, same_place
+from tasks.simulate.choices import leaves as _leaves
 from tasks.simulate.cues import is_empty, is_repeat_request
 from tasks.simulate.gateway import ToolGateway
 from tasks.simulate.recovery import is_mismatch
@@ -51,6 +56,8 @@ from tasks.voice.stt import Expectation, code_shape
 GREETING = "Hello! How can I help you today?"
 CLOSING = "Thank you for calling. Goodbye!"
 NOT_HEARD = "I'm sorry, I didn't catch that. Could you say that again?"
+# Short and with "say that again": any caller takes it as a request to repeat its choice.
+WHICH_ONE = "Sorry, which one would you like? Could you say that again?"
 GIVE_UP = (
     "I'm sorry, I'm not able to verify that information, so I can't complete this request "
     "right now."
@@ -76,7 +83,7 @@ class ValueRequest:
     trace_value: Any
     label: str
     enum: list[Any] | None
-    purpose: Literal["missing", "retry"]
+    purpose: Literal["missing", "retry", "choice"]
     tries: int = 0
 
 
@@ -94,14 +101,6 @@ class _Resolution:
     missing: list[ValueRequest] = field(default_factory=list)
     heard_keys: list[str] = field(default_factory=list)
     unknown: list[str] = field(default_factory=list)
-
-
-def _leaves(value: Any, path: str = "") -> list[tuple[str, Any]]:
-    if isinstance(value, dict):
-        return [p for k, v in value.items() for p in _leaves(v, f"{path}.{k}" if path else k)]
-    if isinstance(value, list):
-        return [p for i, v in enumerate(value) for p in _leaves(v, f"{path}[{i}]")]
-    return [(path, value)]
 
 
 def _map_leaves(value: Any, fn: Any, path: str = "") -> Any:
@@ -144,6 +143,8 @@ class ReferencePolicy:
         self.paused: _Paused | None = None
         # Params of the first attempt of each call the agent retried.
         self.retried: dict[tuple[int, int], dict[str, Any]] = {}
+        self.responses: list[tuple[int, dict[str, Any]]] = []  # (block, response) got
+        self.choice_answers: list[str] = []
         self.stuck = False
         self.last_reply = ""
 
@@ -220,6 +221,7 @@ class ReferencePolicy:
             self.paused = _Paused(block, index, resolved.missing)
             return self._question(resolved.missing[0]), "question"
         response = self.tools.call(step.tool, resolved.params)
+        self.responses.append((block, response))
         if step.trace_response is not None:
             self.chainer.feed(step.trace_response, response)
         self.seen.update(str(v) for _, v in _leaves(response))
@@ -273,7 +275,7 @@ class ReferencePolicy:
             if key in earlier:
                 chained = self.chainer.apply(value)
                 if str(chained) in self.seen:
-                    return chained
+                    return self._chosen(chained, block, out, path)
                 if is_identifier(value):
                     # The trace got this ID from a response this conversation never saw.
                     out.unknown.append(path)
@@ -290,6 +292,30 @@ class ReferencePolicy:
         out.params = _map_leaves(step.params, pick)
         out.heard_keys = list(dict.fromkeys(out.heard_keys))
         return out
+
+    def _chosen(self, value: Any, block: int, out: _Resolution, path: str) -> Any:
+        """``value``, or its counterpart in the option the agent heard the caller choose."""
+        found = next(
+            ((b, f) for b, r in reversed(self.responses) if (f := find_option(value, r))), None
+        )
+        if found is None:
+            return value
+        origin, (options, index) = found
+        lines = [m for m in range(origin, block) if m in self.heard_lines]
+        pick = heard_choice(
+            options,
+            index,
+            [self.script.user_lines[m] for m in lines],
+            [*(self.heard_lines[m] for m in lines), *self.choice_answers],
+            lambda v, text: bool(self.reader.locate(v, tokens(text))),
+        )
+        if pick is not None:
+            return same_place(value, options[index], options[pick])
+        if self.choice_answers:
+            out.unknown.append(path)  # asked again and still did not hear which one
+        else:
+            out.missing.append(ValueRequest(_key(value), value, "choice", None, "choice"))
+        return value
 
     def _said_by_caller(self, value: Any, block: int) -> bool:
         return any(self.reader.locate(value, self.line_tokens[m]) for m in range(block))
@@ -340,6 +366,8 @@ class ReferencePolicy:
         return ValueRequest(key, trace_value, _label(path), self._enum(step.tool, path), purpose)
 
     def _question(self, request: ValueRequest, first: bool = False) -> str:
+        if request.purpose == "choice":
+            return WHICH_ONE
         if request.purpose == "missing":
             return f"Could you please tell me your {request.label}?"
         if first:
@@ -353,15 +381,20 @@ class ReferencePolicy:
         paused = self.paused
         assert paused is not None
         request = paused.requests[paused.cursor]
-        candidates = self.reader.extract_candidates(request.trace_value, heard)
+        if request.purpose == "choice":
+            self.choice_answers.append(heard)  # read again by ``_chosen`` on resuming
+            candidates = [heard]
+        else:
+            candidates = self.reader.extract_candidates(request.trace_value, heard)
         if not candidates:
             request.tries += 1
             if request.tries >= MAX_ASKS_PER_VALUE:
                 self.stuck, self.paused = True, None
                 return self._reply([GIVE_UP], "give_up")
             return self._reply([self._question(request)], "question")
-        got = self.reader.format_like(candidates[0], request.trace_value, request.enum)
-        self._remember(request.trace_value, got)
+        if request.purpose != "choice":
+            got = self.reader.format_like(candidates[0], request.trace_value, request.enum)
+            self._remember(request.trace_value, got)
         paused.cursor += 1
         if paused.cursor < len(paused.requests):
             return self._reply([self._question(paused.requests[paused.cursor])], "question")

@@ -140,3 +140,68 @@ def test_agent_asks_for_the_part_a_compound_answer_left_out(
     ]
     assert asked == ["Could you please tell me your meal type?"]
     _check(record)
+
+
+def _offers(scenario: Scenario) -> list[dict[str, Any]]:
+    response = next(e["response"] for e in scenario.expected_trace
+                    if e.get("tool_name") == "search_rebooking_options"
+                    and e["event_type"] == "tool_response")  # fmt: skip
+    return list(response["options"])
+
+
+def _with_caller_words(monkeypatch: pytest.MonkeyPatch, old: str, new: str, times: int) -> None:
+    """The agent hears ``new`` where the caller said ``old``, the first ``times`` times."""
+    from tasks.simulate import text_mode
+
+    real = text_mode.build_caller
+    left = [times]
+
+    class Rewording:
+        def __init__(self, inner: Any) -> None:
+            self.inner = inner
+
+        def respond(self, heard: str) -> Any:
+            turn = self.inner.respond(heard)
+            if old in turn.text and left[0] > 0:
+                left[0] -= 1
+                return turn.model_copy(update={"text": turn.text.replace(old, new)})
+            return turn
+
+    monkeypatch.setattr(text_mode, "build_caller", lambda *a, **k: Rewording(real(*a, **k)))
+
+
+def _rebooked(record: AttemptRecord) -> str:
+    return next(c.params["new_journey_id"] for c in record.tool_calls
+                if c.tool_name == "rebook_flight")  # fmt: skip
+
+
+def test_agent_books_the_flight_it_heard_chosen_not_the_traces(
+    choice: dict[str, Scenario], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from scenarios.generate.spoken import spoken_time
+
+    scenario = choice["plain"]
+    first, second = _offers(scenario)[:2]
+    said = spoken_time(second["segments"][0]["scheduled_departure"])
+    other = spoken_time(first["segments"][0]["scheduled_departure"])
+    _with_caller_words(monkeypatch, f"take the {said} one", f"take the {other} one", 9)
+    record = simulate_text(scenario, SimulationConfig())
+    assert _rebooked(record) == first["journey_id"]  # the trace booked the second
+    assert record.final_db_hash != record.expected_db_hash
+
+
+def test_agent_asks_again_when_it_did_not_hear_which_flight(
+    choice: dict[str, Scenario], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from scenarios.generate.spoken import spoken_time
+    from tasks.simulate.policy import WHICH_ONE
+
+    scenario = choice["plain"]
+    second = _offers(scenario)[1]
+    said = spoken_time(second["segments"][0]["scheduled_departure"])
+    _with_caller_words(monkeypatch, f"take the {said} one", "take that one", 1)
+    record = simulate_text(scenario, SimulationConfig())
+    spoken = [t.intended_text for t in record.turns_of("assistant")]
+    assert spoken.count(WHICH_ONE) == 1
+    assert _rebooked(record) == second["journey_id"]
+    assert record.final_db_hash == record.expected_db_hash

@@ -1,8 +1,9 @@
 """Seeded, reproducible degradations of caller audio (accent, noise, connection).
 
-Pure functions over ``Clip`` (``apply_<x>(clip, params, rng) -> Clip``), named
-``ConditionSpec`` combinations in ``CONDITIONS``, and the stateful ``Channel`` that a
-simulated call pushes caller audio through. No Prefect and no ``tasks`` imports here.
+Pure functions over ``Clip`` (``apply_<x>(clip, params, rng) -> Clip``), further kinds
+registered in ``PERTURBATIONS`` (``perturbations.kinds``), named ``ConditionSpec``
+combinations in ``CONDITIONS``, and the stateful ``Channel`` that a simulated call pushes
+caller audio through. No Prefect and no ``tasks`` imports here.
 """
 
 from perturbations.accent import AccentParams, apply_accent
@@ -30,12 +31,14 @@ from perturbations.connection import (
     apply_low_bitrate_codec,
     apply_packet_loss,
 )
+from perturbations.kinds import PERTURBATIONS, PerturbationKind, perturbation_kind
 from perturbations.noise import NOISE_GENERATORS, NoiseParams, apply_background_noise
 from perturbations.seeding import derive_seed, make_rng
 
 __all__ = [
     "CONDITIONS",
     "NOISE_GENERATORS",
+    "PERTURBATIONS",
     "AccentParams",
     "AudioError",
     "BandLimitParams",
@@ -49,6 +52,7 @@ __all__ = [
     "JitterParams",
     "NoiseParams",
     "PacketLossParams",
+    "PerturbationKind",
     "VoiceSpec",
     "apply_accent",
     "apply_background_noise",
@@ -64,4 +68,5 @@ __all__ = [
     "load_conditions_yaml",
     "make_channel",
     "make_rng",
+    "perturbation_kind",
 ]

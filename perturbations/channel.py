@@ -24,7 +24,9 @@ gap does the noise jump to another point of the loop (inaudible in noise, and un
 speech must not depend on how long the gap was). The noise loop itself is generated once
 per channel from ``(seed, "noise", "loop")``.
 
-Each axis draws from its own random stream, so e.g. ``noise`` and ``accent+noise`` built
+Registered perturbation kinds (``perturbations.kinds``) act on speech at their place in
+the chain (before the noise, between noise and connection, or after the connection), each
+from ``(seed, <kind>, "utterance", k)``. Each axis draws from its own random stream, so e.g. ``noise`` and ``accent+noise`` built
 with the same seed hear the same noise. The seed comes from the caller of ``make_channel``;
 a simulated trial derives it from (run seed, scenario, condition, trial) so every agent
 under test hears the same caller. Speech and ambient may be asked for from two threads (a
@@ -34,8 +36,10 @@ the counters and the lazily generated loop consistent.
 
 from __future__ import annotations
 
+import math
 import threading
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -43,6 +47,7 @@ from perturbations.accent import apply_accent
 from perturbations.audio import AudioError, Clip, VoiceSpec
 from perturbations.conditions import ConditionSpec, get_condition
 from perturbations.connection import apply_connection
+from perturbations.kinds import CONNECTION_ORDER, NOISE_ORDER, PerturbationKind
 from perturbations.noise import NoiseStream, ambient_clip, load_noise, mix_at_snr
 from perturbations.seeding import derive_seed, make_rng
 
@@ -105,11 +110,28 @@ class Channel:
             self._utterances += 1
             if noise is not None:
                 segment = self._stream(clip.rate, "utterance", index).take(clip.n_samples)
+        kinds = self.condition.kinds()
+        clip = self._apply_kinds(clip, kinds, index, -math.inf, NOISE_ORDER)
         if noise is not None:
             clip = mix_at_snr(clip, segment, noise.snr_db)
+        clip = self._apply_kinds(clip, kinds, index, NOISE_ORDER, CONNECTION_ORDER)
         if self.condition.connection is not None:
             rng = make_rng(self.seed, "connection", "utterance", index)
             clip = apply_connection(clip, self.condition.connection, rng)
+        return self._apply_kinds(clip, kinds, index, CONNECTION_ORDER, math.inf)
+
+    def _apply_kinds(
+        self,
+        clip: Clip,
+        kinds: list[tuple[PerturbationKind, Any]],
+        index: int,
+        lo: float,
+        hi: float,
+    ) -> Clip:
+        """The registered kinds placed between ``lo`` and ``hi``, each on its own stream."""
+        for kind, params in kinds:
+            if lo < kind.order < hi:
+                clip = kind.apply(clip, params, make_rng(self.seed, kind.name, "utterance", index))
         return clip
 
     def ambient(self, seconds: float, rate: int) -> Clip:

@@ -9,25 +9,34 @@ Built-ins in ``CONDITIONS``: ``clean``, ``accent``, ``noise``, ``accent+noise``,
       - name: rp-bad-line
         accent: {voices: [en-gb-x-rp]}
         connection: {packet_loss: {loss_rate: 0.1}, codec: {bitrate_kbps: 8}}
+
+Further keys name registered perturbation kinds (``perturbations.kinds``), e.g.
+``volume: {db: -12}``; a spec without them dumps exactly as before they existed.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from evaflow_core.registry import Registry
 from perturbations.accent import AccentParams
 from perturbations.connection import ConnectionParams
+from perturbations.kinds import PERTURBATIONS, PerturbationKind
 from perturbations.noise import NoiseParams
 
 
 class ConditionSpec(BaseModel):
-    """One named perturbation condition; every axis is optional (None = untouched)."""
+    """One named perturbation condition; every axis is optional (None = untouched).
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    Keys beyond the fields are registered perturbation kinds, validated by their own params
+    model and kept as extras (so existing specs serialise unchanged)."""
+
+    # Extras are allowed only as registered kinds (checked in ``_registered_kinds``).
+    model_config = ConfigDict(frozen=True, extra="allow")
 
     name: str = Field(min_length=1, description="Condition name, e.g. 'accent+noise'.")
     version: str = Field(default="1", description="Bump when the condition's meaning changes.")
@@ -36,9 +45,32 @@ class ConditionSpec(BaseModel):
     noise: NoiseParams | None = Field(default=None, description="Background noise.")
     connection: ConnectionParams | None = Field(default=None, description="Bad phone line.")
 
+    @model_validator(mode="before")
+    @classmethod
+    def _registered_kinds(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        out = dict(data)
+        for key in set(data) - set(cls.model_fields):
+            if key not in PERTURBATIONS:
+                raise ValueError(
+                    f"unknown field {key!r}: neither a condition field nor a perturbation"
+                    f" kind (registered kinds: {', '.join(PERTURBATIONS.names()) or 'none'})"
+                )
+            if data[key] is not None:
+                out[key] = PERTURBATIONS.get(key).params.model_validate(data[key])
+        return out
+
+    def kinds(self) -> list[tuple[PerturbationKind, BaseModel]]:
+        """The registered kinds this condition uses with their params, in chain order."""
+        extra = self.model_extra or {}
+        used = [(PERTURBATIONS.get(k), p) for k, p in extra.items() if p is not None]
+        return sorted(used, key=lambda pair: pair[0].order)
+
     @property
     def is_clean(self) -> bool:
-        return self.accent is None and self.noise is None and self.connection is None
+        builtin = self.accent is None and self.noise is None and self.connection is None
+        return builtin and not self.kinds()
 
 
 CONDITIONS: Registry[ConditionSpec] = Registry("condition", entry_point_group="evaflow.conditions")

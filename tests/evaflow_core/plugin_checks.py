@@ -13,7 +13,8 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
 from perturbations.audio import Clip, VoiceSpec
-from perturbations.conditions import get_condition
+from perturbations.channel import make_channel
+from perturbations.conditions import ConditionSpec, get_condition
 from perturbations.noise import load_noise
 from scenarios.engines import domain_tools, known_domains
 from tasks.judges.base import JUDGES, JudgeTask, make_judge
@@ -64,6 +65,9 @@ def main(cache: Path) -> dict[str, object]:
     slow = synthesize("please hold the line", VoiceSpec(), engine="slow-espeak").duration_s
     seen["tts_slower"] = slow > 1.2 * normal
     seen["fault"] = asyncio.run(mute_call())
+    quiet = ConditionSpec.model_validate({"name": "far-away", "volume": {"db": -20}})
+    loud = Clip(np.full(800, 0.5, dtype=np.float32), 8000)
+    seen["volume_peak"] = round(float(make_channel(quiet, seed=1).speech(loud).samples.max()), 4)
     return seen
 
 

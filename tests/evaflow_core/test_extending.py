@@ -59,6 +59,7 @@ def build_plugin(root: Path) -> Path:
 
 def evaflow_registries() -> list[Registry]:
     import perturbations.conditions
+    import perturbations.kinds
     import perturbations.noise
     import scenarios.engines
     import tasks.judges.base
@@ -78,6 +79,7 @@ def evaflow_registries() -> list[Registry]:
         tasks.judges.base.JUDGES,
         scenarios.engines.DOMAIN_TOOLS,
         perturbations.conditions.CONDITIONS,
+        perturbations.kinds.PERTURBATIONS,
         perturbations.noise.NOISE_GENERATORS,
         tasks.voice.stt.STT_ENGINES,
         tasks.voice.tts.TTS_ENGINES,
@@ -122,6 +124,7 @@ def test_every_kind_plugs_in_through_its_entry_point(plugin_root: Path, tmp_path
     assert seen["stt_silence"] == ""
     assert seen["tts_slower"] is True
     assert seen["fault"] == "closed by agent"
+    assert seen["volume_peak"] == 0.05  # -20 dB
 
 
 def test_plugin_agent_caller_metric_and_condition_in_an_evaflow_run(

@@ -7,8 +7,8 @@ modules here (and ``evaflow.agents`` entry points) are found on first lookup.
 
 Registered: ``reference`` (trace-guided policy; in audio mode a real VAD -> STT ->
 policy -> TTS cascade served on loopback), ``text`` (the same policy, text only: the
-harness's integrity check). Planned: ``llm`` (OpenAI-compatible chat model between our
-STT and TTS) and ``external`` (any ws:// URL, tools through the tool bridge).
+harness's integrity check), ``echo`` (weak-agent baseline), ``llm`` (an OpenAI-compatible
+chat model), ``external`` (any ws:// URL) and ``pipecat``; ``AGENTS.names()`` is the list.
 """
 
 from __future__ import annotations

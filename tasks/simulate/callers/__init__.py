@@ -5,9 +5,9 @@ A caller definition builds, for one trial, a caller policy: ``respond(heard_agen
 module in this package with ``@CALLERS.register("<name>")``; modules here (and
 ``evaflow.callers`` entry points) are found on first lookup.
 
-Registered: ``scripted`` (offline default: the golden trace's lines, listening first).
-Planned: ``llm`` (an OpenAI-compatible chat endpoint with a prompt built from the goal,
-decision tree and persona, and an ``end_call`` tool) - a module ``llm.py`` here.
+Registered: ``scripted`` (offline default: the golden trace's lines, listening first) and
+``llm`` (an OpenAI-compatible chat endpoint with a prompt built from the goal, decision
+tree and persona).
 """
 
 from __future__ import annotations

@@ -58,6 +58,7 @@ from tasks.voice.telephony import (
     from_wire,
     resample,
     to_wire,
+    wire_samples,
 )
 from tasks.voice.tts import synthesize
 from tasks.voice.vad import VadEvent
@@ -195,11 +196,11 @@ class RealtimeCallerSide(CallerSide):
         await self.rt_clock.sleep_until(t + FRAME_S / 2)
         self._raise_if_ended()
         agent_pcm = await self._play(t)
-        caller_pcm = from_wire(caller_wire).samples
+        caller_pcm = wire_samples(caller_wire)
         self.tracks.add_tick(caller_pcm, clean, agent_pcm)
         # The wire in both directions: what the agent got, what the caller heard.
-        self._vad(self.caller_vad.process(Clip(caller_pcm, WIRE_RATE)), "caller")
-        self._vad(self.agent_vad.process(Clip(agent_pcm, WIRE_RATE)), "agent")
+        self._vad(self.caller_vad.process_samples(caller_pcm, WIRE_RATE), "caller")
+        self._vad(self.agent_vad.process_samples(agent_pcm, WIRE_RATE), "agent")
         if finished is not None:
             self._finish_utterance(finished, t + FRAME_S)
         await self._listen(t + FRAME_S)
@@ -234,7 +235,7 @@ class RealtimeCallerSide(CallerSide):
             played = max(arrived, self.agent_queue_end)
             self.agent_queue_end = played + FRAME_S
             self.agent_played.append(played)
-            pcm = from_wire(chunk).samples
+            pcm = wire_samples(chunk)
             self.heard.frames.append(pcm)
             self.heard.last_audio = t + FRAME_S
             await self._echo_marks()

@@ -84,7 +84,22 @@ def resample(clip: Clip, rate: int) -> Clip:
 
 def to_wire(clip: Clip) -> bytes:
     """8 kHz mu-law bytes for ``clip`` (resampled first if needed)."""
+    silent = _silent_wire(clip)
+    if silent is not None:
+        return silent
     return ulaw_encode(resample(clip, WIRE_RATE).to_int16()).tobytes()
+
+
+def _silent_wire(clip: Clip) -> bytes | None:
+    """Digital silence on the wire, or None if ``clip`` is not all zeros: what the full
+    path gives (a filter of zeros is zeros, PCM 0 is code 0xFF) without filtering a quiet
+    line's every 20 ms frame."""
+    if clip.samples.any():
+        return None
+    g = gcd(WIRE_RATE, clip.rate)
+    up, down = WIRE_RATE // g, clip.rate // g
+    n = clip.samples.size * up
+    return bytes([ULAW_SILENCE]) * (n // down + bool(n % down))
 
 
 def from_wire(payload: bytes) -> Clip:

@@ -2,9 +2,10 @@
 the same audio, transcripts and timeline on one short audio trial of the reference cascade.
 
 Each speed-up (issue 14) keeps its slow form reachable here: recognisers built anew
-for every call (no pool), the filter design ``resample_poly`` does itself, and the VAD as
-it was (``np.mean`` per frame, every chunk through the pending buffer). The agent's compute clock is held at zero, because on the
-virtual clock call time advances by the agent's measured CPU time, which varies run to
+for every call (no pool), silence filtered like any audio, the filter design
+``resample_poly`` does itself, and the VAD as it was (``np.mean`` per frame, every chunk
+through the pending buffer). The agent's compute clock is held at zero, because on
+the virtual clock call time advances by the agent's measured CPU time, which varies run to
 run (and which speeding the agent up is meant to shrink); with it fixed, the timeline is
 a function of the code and the seed only.
 """
@@ -85,6 +86,7 @@ def reference_level(frame: np.ndarray) -> float:
 
 def use_reference_paths(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(POOL, "enabled", False)
+    monkeypatch.setattr(telephony, "_silent_wire", lambda clip: None)
     monkeypatch.setattr(telephony, "_lowpass", lambda up, down: ("kaiser", 5.0))
     monkeypatch.setattr(EnergyVAD, "process_samples", reference_process_samples)
     monkeypatch.setattr("tasks.voice.vad._frame_rms", reference_level)
@@ -115,6 +117,17 @@ def test_wire_samples_is_from_wire_for_every_code() -> None:
     assert telephony.from_wire(codes).samples.tobytes() == reference.samples.tobytes()
     with pytest.raises(telephony.AudioError, match="non-empty"):
         telephony.wire_samples(b"")
+
+
+@pytest.mark.parametrize("rate", [8000, 16000, 22050])
+def test_silence_goes_to_the_wire_as_the_full_path_sends_it(
+    monkeypatch: pytest.MonkeyPatch, rate: int
+) -> None:
+    clips = [telephony.Clip(np.zeros(n, np.float32), rate) for n in (1, 2, 3, 159, 320, 441, 2205)]
+    fast = [telephony.to_wire(c) for c in clips]
+    assert telephony._silent_wire(telephony.Clip(np.full(4, 1e-4, np.float32), rate)) is None
+    monkeypatch.setattr(telephony, "_silent_wire", lambda clip: None)
+    assert fast == [telephony.to_wire(c) for c in clips]
 
 
 def test_vad_fast_path_matches_the_buffered_one(monkeypatch: pytest.MonkeyPatch) -> None:

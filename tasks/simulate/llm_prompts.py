@@ -66,6 +66,10 @@ CALLER_RULES = """\
   codes.
 - Follow the decision tree: insist on the must-haves, negotiate as described, and stop
   when the resolution or failure condition is reached.
+- When the agent offers several options, check each against your must-haves and take the
+  one your decision tree picks; name it (its time, number or code), not "that one".
+- When the agent asks several things in one turn, answer every part you have an answer
+  for, or the parts in turn; never hang up because one part does not fit.
 - If what you heard makes no sense, ask the agent to repeat it.
 
 # Ending the call

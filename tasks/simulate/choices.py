@@ -85,10 +85,11 @@ def heard_choice(
     ``said_lines``: the trace caller's lines since the options were offered; ``heard_lines``:
     what the agent heard at those turns; ``says(value, text)``: the text says the value.
     Returns ``index`` when the choice was not the caller's (the trace's caller named no
-    distinguishing property) or when the agent heard the caller name the options' properties
-    exactly as the trace's caller did (the same words mean the same choice, however they
-    read: "the July 27 return, keep the July 20 one"); otherwise the option that every
-    property it heard named alone points to, or None when the agent did not hear which one.
+    distinguishing property) or when what it heard agrees with the trace's caller's words:
+    it heard some of the properties they named and none they did not (the same words mean
+    the same choice, however they read: "the July 27 return, keep the July 20 one").
+    Otherwise the option that every property it heard named alone points to, or None when
+    the agent did not hear which one.
     """
     named = [col for col in features(options) if any(says(col[index], s) for s in said_lines)]
     if not named:
@@ -97,8 +98,8 @@ def heard_choice(
     def mentioned(lines: list[str]) -> list[set[int]]:
         return [{j for j, v in enumerate(col) if any(says(v, t) for t in lines)} for col in named]
 
-    heard = mentioned(heard_lines)
-    if heard == mentioned(said_lines):
+    heard, said = mentioned(heard_lines), mentioned(said_lines)
+    if any(heard) and all(h <= s for h, s in zip(heard, said, strict=True)):
         return index
     votes = {next(iter(picks)) for picks in heard if len(picks) == 1}
     return votes.pop() if len(votes) == 1 else None

@@ -38,3 +38,6 @@ def test_same_words_as_the_trace_mean_the_same_choice_even_naming_both() -> None
     said = ["cancel the 19:10 one and keep the 13:05 one"]
     assert heard_choice(OPTIONS, 1, said, said, says) == 1
     assert heard_choice(OPTIONS, 1, said, ["cancel the 19:10 one"], says) == 1
+    assert heard_choice(OPTIONS, 1, said, ["keep the 13:05 one"], says) == 1  # no contradiction
+    # A property the trace's caller never named for an option points away from the trace.
+    assert heard_choice(OPTIONS, 1, ["the 19:10 one"], ["the 13:05 one"], says) == 0

@@ -24,6 +24,7 @@ from pydantic import BaseModel, Field
 
 from scenarios.models import Scenario
 from tasks.simulate.cues import (
+    asks_again_which,
     asks_question,
     asks_to_spell,
     clauses,
@@ -168,7 +169,7 @@ class ScriptedCaller:
                 return self._turn(f"{text}.", "answer")
             if gives_up(extra):
                 return self._turn(FAILURE_CLOSING, "give_up", end=True)
-            if is_repeat_request(extra) and self.last_text:
+            if (is_repeat_request(extra) or asks_again_which(extra)) and self.last_text:
                 return self._turn(self.last_text, "repeat")
         return self._next_line(heard)
 

@@ -34,7 +34,7 @@ _GOODBYE = re.compile(
 # A yes/no or choice question, which recognised text (no "?") still shows by its words.
 _QUESTION = re.compile(
     r"\b(shall i|should i|can i|may i|would you( like| prefer)?|do you (want|have|need|prefer)|"
-    r"is that|are you|does that|which (one|flight|option|seat)|what (would|kind|type|seat|meal))\b"
+    r"is that|are you|does that|which (one|1|flight|option|seat)|what (would|kind|type|seat|meal))\b"
 )
 # The agent's wrap-up: after it, a goodbye answers everything that is left.
 _WRAP_UP = re.compile(r"\b(anything else|something else|any other (questions|thing))\b")
@@ -87,6 +87,14 @@ def asks_question(text: str) -> bool:
     """The turn asks the listener something (a value, a yes/no, a choice)."""
     said = plain(text)
     return is_request(text) or bool(_QUESTION.search(said))
+
+
+_WHICH = re.compile(r"\bwhich (one|1|flight|option|of (them|those))\b")  # "one" normalises to "1"
+
+
+def asks_again_which(text: str) -> bool:
+    """ "Sorry, which one would you like?": the listener missed the choice just made."""
+    return bool(_WHICH.search(plain(text))) and is_repair(text)
 
 
 def wraps_up(text: str) -> bool:

@@ -205,3 +205,13 @@ def test_agent_asks_again_when_it_did_not_hear_which_flight(
     assert spoken.count(WHICH_ONE) == 1
     assert _rebooked(record) == second["journey_id"]
     assert record.final_db_hash == record.expected_db_hash
+
+
+def test_caller_repeats_its_choice_when_asked_which_one_again(choice: dict[str, Scenario]) -> None:
+    """Even with "say that again" misheard, "sorry, which one" asks for the choice again."""
+    caller = ScriptedCaller(choice["plain"])
+    line = caller.respond("")  # heard nothing: asks to repeat
+    first = caller.respond("Hello! How can I help you today?")
+    assert first.kind == "line" and line.kind == "repeat_request"
+    again = caller.respond("sorry which one would you like could you a match id")
+    assert again.kind == "repeat" and again.text == first.text

@@ -84,6 +84,16 @@ def _abbreviation(window: list[str], target: str) -> str | None:
     return letters + window[1]
 
 
+# "the one", "another one", "one of them": the pronoun, not the number a caller gives.
+_BEFORE_PRONOUN_ONE = frozenset({"the", "another", "that", "this", "which", "each", "any"})
+
+
+def _pronoun_one(toks: list[str], i: int, j: int) -> bool:
+    if j != i + 1 or toks[i] not in ("1", "one"):
+        return False
+    return (i > 0 and toks[i - 1] in _BEFORE_PRONOUN_ONE) or toks[i + 1 : i + 2] == ["of"]
+
+
 def _rebuild_like(sig: str, template: str) -> str:
     """Put ``sig``'s symbols into ``template``'s layout (separators and letter case)."""
     out, k = [], 0
@@ -117,6 +127,7 @@ class SlotReader:
             for j in range(i + 1, min(len(toks), i + 4) + 1):
                 if (
                     toks[j - 1] not in FILLER_WORDS
+                    and not _pronoun_one(toks, i, j)
                     and window_value(toks[i:j], kind, self.today) == target
                 ):
                     found.append((i, j))

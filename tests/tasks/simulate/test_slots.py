@@ -94,3 +94,19 @@ def test_alignment_maps_windows_through_substitutions() -> None:
     assert align_span(src, ["my", "code", "is", "ZK3FSW", "thanks"], 3, 4) == (3, 4)
     assert align_span(src, ["um", "my", "code", "is", "ZK3FFW", "thanks"], 3, 4) == (4, 5)
     assert signature("El-Amin") == "elamin"
+
+
+@pytest.mark.parametrize(
+    ("line", "found"),
+    [
+        ("Yes, that's the one.", False),
+        ("I need another one today, but not too early.", False),
+        ("One of them is fine.", False),
+        ("I have one checked bag.", True),
+        ("Just one passenger.", True),
+    ],
+)
+def test_the_pronoun_one_is_not_the_number_one(line: str, found: bool) -> None:
+    """A caller's "that's the one" does not give a passenger count of 1 (the agent would
+    otherwise wait to hear a 1 there, and ask for it when the recogniser drops the word)."""
+    assert bool(READER.locate(1, tokens(line))) is found

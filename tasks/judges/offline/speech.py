@@ -15,17 +15,29 @@ from tasks.judges.audio import AudioReadError, cut_segments, read_wav
 from tasks.judges.base import JudgeTask
 from tasks.judges.inputs import SpeechFidelityInput
 from tasks.judges.offline import OfflineAnswer, offline_rule
-from tasks.judges.offline.entities import find_entities, heard_as
+from tasks.judges.offline.entities import CallerEntity, find_entities, heard_as
+from tasks.judges.offline.speech_variants import variant_sentences
 from tasks.spoken import normalize_spoken
 
 Transcriber = Callable[[np.ndarray, int], str]
+# Natural-log score by which a variant must beat the intended value in the forced choice
+# (tasks.voice.verify) for the entity to count as said wrong. Chosen on seeds 0 and 1 of
+# tests/tasks/judges/test_offline_agent_speech_injected.py (12 calls): the best variant
+# beat the intended value by at most 0.030 in clean audio (V for D, Z for G), wrong values
+# spoken by 0.06 (V for G), 0.07 (X for S) and 0.10 or more in 43 of the other 46.
+CHOICE_MARGIN = 0.04
 
 _SCOPE_COMMON = """Recognises each turn's audio (its harness-measured segments) with our
 offline recogniser (PocketSphinx with a language model built from this conversation's own
 sentences, entity values re-drawn) and compares it with the intended text after removing
 interruption tags and text after a cut-off tag. A turn without audio segments is not
-rated; without any audio (text mode) the metric is skipped. It cannot tell the speaker's
-mistakes from the recogniser's: a misrecognised code counts as a speech error, names are
+rated; without any audio (text mode) the metric is skipped. An entity missing from the
+transcript is checked again by a forced choice: the turn's audio is decoded against the
+intended sentence with that entity's slot open to the intended value and its plausible
+variants (one letter or digit of a code, the month or day of a date, an amount or clock
+time a little off); it counts as an error only when a variant beats the intended value by
+a margin, so the recogniser's own letter confusions (W/D, T/D) are mostly not charged to
+the speaker. Emails and names get no variants and keep the transcript check; names are
 not checked (the recogniser's vocabulary lacks most of them), and prosody, accent and
 language identity are not judged."""
 
@@ -117,31 +129,116 @@ def default_transcriber(inp: SpeechFidelityInput, params: Mapping[str, Any]) -> 
     return Listener(lambda x, r: recognizer.recognize(Clip.from_float(x, r, clip=True)), vocabulary)
 
 
-def recognise_turns(
-    task: JudgeTask, inp: SpeechFidelityInput, transcriber: Transcriber
-) -> dict[int, str | None] | OfflineAnswer:
-    """turn -> recognised text (None = no audio for that turn), or an answer to return."""
+def turn_clips(
+    task: JudgeTask, inp: SpeechFidelityInput
+) -> tuple[dict[int, np.ndarray], int] | OfflineAnswer:
+    """(turn -> its audio, sample rate); a turn without audio segments is left out."""
     if task.audio is None:
         return OfflineAnswer(skipped="no audio for this attempt (text mode)")
     try:
         samples, rate = read_wav(task.audio.path)
     except AudioReadError as exc:
         return OfflineAnswer(error=str(exc))
-    heard: dict[int, str | None] = {}
+    clips = {}
     for turn in sorted(inp.turns):
-        segments = task.audio.segments.get(turn) or []
-        clip = cut_segments(samples, rate, segments)
-        heard[turn] = transcriber(clip, rate) if clip.size else None
-    return heard
+        clip = cut_segments(samples, rate, task.audio.segments.get(turn) or [])
+        if clip.size:
+            clips[turn] = clip
+    return clips, rate
+
+
+def default_chooser(params: Mapping[str, Any]) -> Any | None:
+    """The forced-choice decoder: ``params["chooser"]``, else ours for the default
+    recogniser; none for a stand-in transcriber (its tests give no speech to decode), or
+    when ``forced_choice`` is false (the transcript check alone)."""
+    if "chooser" in params:
+        return params["chooser"]
+    if params.get("transcriber") or not params.get("forced_choice", True):
+        return None
+    from tasks.voice.stt import SttSpec
+    from tasks.voice.verify import shared_decoder
+
+    return shared_decoder(SttSpec(**dict(params.get("stt") or {})))
+
+
+def _clip(samples: np.ndarray, rate: int) -> Any:
+    from perturbations.audio import Clip
+
+    return Clip.from_float(samples, rate, clip=True)
+
+
+def recognise_turns(
+    task: JudgeTask, inp: SpeechFidelityInput, transcriber: Transcriber
+) -> dict[int, str | None] | OfflineAnswer:
+    """turn -> recognised text (None = no audio for that turn), or an answer to return."""
+    found = turn_clips(task, inp)
+    if isinstance(found, OfflineAnswer):
+        return found
+    clips, rate = found
+    return {t: transcriber(clips[t], rate) if t in clips else None for t in sorted(inp.turns)}
+
+
+class EntityCheck:
+    """Which entities of an intended turn its audio did not carry: missing from the
+    transcript and, when a forced-choice decoder is given, also beaten by a variant."""
+
+    def __init__(self, chooser: Any | None = None, margin: float = CHOICE_MARGIN) -> None:
+        self.chooser, self.margin = chooser, margin
+        self.clip: Any | None = None  # the current turn's audio (a perturbations Clip)
+        self.kept: list[str] = []
+        self.heard = ""  # the current turn's transcript
+
+    def wrong(self, entity: CallerEntity, intended: str) -> str | None:
+        """Why ``entity`` counts as said wrong, or None when the forced choice kept it."""
+        if self.chooser is None or self.clip is None:
+            return entity.value
+        from tasks.voice.stt import lm_tokens
+
+        variants = variant_sentences(intended, entity)
+        if not variants:
+            return entity.value
+        from tasks.voice.verify import changed_words, supported
+
+        seqs = [lm_tokens(intended).split()] + [lm_tokens(v).split() for v in variants]
+        heard = lm_tokens(self.heard).split()
+        choice = self.chooser.choose(self.clip, seqs, heard)
+        if choice is None:
+            return f"{entity.value} (no forced-choice path)"
+        if choice.winner != 0 and choice.margin > self.margin:
+            return f"{entity.value} (heard '{choice.heard}', margin {choice.margin:.2f})"
+        # The transcript's confusions in clean audio are mostly spelled letters (W/D, C/D);
+        # a variant it heard in words (a digit, a month, a number) counts even when the
+        # forced choice kept the intended value, as it did for wrong last digits and
+        # amounts ("$420" for "$421", seeds 1-2 of the injected-error test).
+        for i in supported(seqs, heard):
+            if not any(len(w) == 1 and w.isalpha() for w in changed_words(seqs[0], seqs[i])):
+                return f"{entity.value} (transcript heard '{' '.join(seqs[i])}')"
+        self.kept.append(f"{entity.value} (best variant margin {choice.margin:.3f})")
+        return None
+
+    def missing(self, intended: str, heard: str) -> list[str]:
+        """Values (with the evidence) of the entities said wrong; ``kept`` lists those the
+        transcript missed but the forced choice kept."""
+        self.kept, self.heard = [], heard
+        return [
+            why
+            for e in _entities(intended)
+            if not heard_as(e, heard)[0] and (why := self.wrong(e, intended)) is not None
+        ]
+
+    def note(self) -> str:
+        return f" Kept by forced choice: {', '.join(self.kept)}." if self.kept else ""
 
 
 def _entities(text: str) -> list[Any]:
     return [e for e in find_entities(text) if e.type in _CHECKED]
 
 
-def _agent_turn(turn: int, intended: str, heard: str, language: str) -> dict[str, Any]:
+def _agent_turn(
+    turn: int, intended: str, heard: str, language: str, check: EntityCheck
+) -> dict[str, Any]:
     entities = _entities(intended)
-    missing = [e.value for e in entities if not heard_as(e, heard)[0]]
+    missing = check.missing(intended, heard)
     row = {
         "turn_id": turn,
         "language": language,
@@ -150,7 +247,8 @@ def _agent_turn(turn: int, intended: str, heard: str, language: str) -> dict[str
     }
     if not entities:
         return {**row, "explanation": "No entities to check.", "rating": 1}
-    why = f"Not recognised: {', '.join(missing)}" if missing else "All entities recognised."
+    why = f"Not recognised: {', '.join(missing)}." if missing else "All entities recognised."
+    why += check.note()
     return {**row, "explanation": why, "rating": 0 if missing else 1}
 
 
@@ -159,10 +257,11 @@ def _user_turn(
     intended: str,
     heard: str,
     language: str,
+    check: EntityCheck,
     entity_error_rating: int = USER_ENTITY_ERROR_RATING,
     known: frozenset[str] | None = None,
 ) -> dict[str, Any]:
-    missing = [e.value for e in _entities(intended) if not heard_as(e, heard)[0]]
+    missing = check.missing(intended, heard)
     recall = word_recall(intended, heard, known)
     if not heard.strip() or recall < 0.3:
         rating, why = 1, f"Major error: {recall:.0%} of the intended words recognised."
@@ -182,10 +281,15 @@ def _user_turn(
 
 
 def _tts_turn(
-    turn: int, intended: str, heard: str, language: str, known: frozenset[str] | None = None
+    turn: int,
+    intended: str,
+    heard: str,
+    language: str,
+    check: EntityCheck,
+    known: frozenset[str] | None = None,
 ) -> dict[str, Any]:
     modes = []
-    if any(not heard_as(e, heard)[0] for e in _entities(intended)):
+    if check.missing(intended, heard):
         modes.append("entity_error")
     words = intended.split()
     tail = " ".join(words[-max(1, len(words) // 3) :])
@@ -214,11 +318,14 @@ def judge_speech(task: JudgeTask, params: Mapping[str, Any]) -> OfflineAnswer:
     if task.audio is None:
         return OfflineAnswer(skipped="no audio for this attempt (text mode)")
     transcriber = params.get("transcriber") or default_transcriber(inp, params)
-    heard = recognise_turns(task, inp, transcriber)
-    if isinstance(heard, OfflineAnswer):
-        return heard
-    if all(v is None for v in heard.values()):
+    found = turn_clips(task, inp)
+    if isinstance(found, OfflineAnswer):
+        return found
+    clips, rate = found
+    if not clips:
         return OfflineAnswer(skipped="no audio segments for any turn")
+    heard = {t: transcriber(clips[t], rate) if t in clips else None for t in sorted(inp.turns)}
+    check = EntityCheck(default_chooser(params), float(params.get("choice_margin", CHOICE_MARGIN)))
     known = getattr(transcriber, "vocabulary", None)
     rate_turn: Callable[..., dict[str, Any]] = _agent_turn
     if inp.variant == "user":
@@ -240,7 +347,8 @@ def judge_speech(task: JudgeTask, params: Mapping[str, Any]) -> OfflineAnswer:
                 }
             )
             continue
-        rows.append(rate_turn(turn, spoken_part(text), said, inp.language))
+        check.clip = _clip(clips[turn], rate)
+        rows.append(rate_turn(turn, spoken_part(text), said, inp.language, check))
     return OfflineAnswer(output={"turns": rows}, extra={"recognised": heard})
 
 

@@ -4,14 +4,17 @@ The judge decodes with an LM built from the conversation's own intended text, so
 speaks (real eSpeak -> PocketSphinx chain, as the voice stack speaks: ``render_spoken``) a
 wrong entity while the intended text stays right: one letter or digit of a confirmation
 code, one digit of an employee ID, an amount and a date off by a little. The judge must
-flag >= 90% of the injected turns, and should raise <= 5% false alarms on the same calls
-spoken correctly.
+flag >= 90% of the injected turns and raise <= 5% false alarms on the same calls spoken
+correctly.
 
-Measured (6 calls x 4 entity turns, seed 0): the catch-rate bound holds, the false-alarm
-bound does not: PocketSphinx confuses spelled letters (W/D, T/D, Q/U) in clean audio and the
-judge cannot tell the recogniser's mistakes from the speaker's, so the false-alarm check
-is a strict xfail that documents the shortfall until the recogniser is constrained (e.g. a
-per-turn grammar of the intended value and its one-symbol variants).
+Before the forced choice (transcript check only), 6 calls x 4 entity turns of seed 0
+caught 100% but raised 21% false alarms: PocketSphinx confuses spelled letters (W/D, T/D,
+Q/U) in clean audio. The judge now re-checks an entity missing from the transcript by
+decoding the turn against the intended sentence with the entity's slot open to its
+one-change variants (``tasks.voice.verify``): a variant that beats the intended value by
+``CHOICE_MARGIN``, or one the transcript heard in words rather than spelled letters,
+counts. Seeds 0-2 were used to develop the rule and choose the margin; the default run
+measures seed 3 (held out), the slow test seeds 4-11.
 """
 
 from __future__ import annotations
@@ -31,6 +34,8 @@ from tasks.spoken import render_spoken
 
 RATE = 16000
 CALLS = 6
+DEFAULT_SEED = 3  # seeds 0-2 shaped the rule and CHOICE_MARGIN
+SLOW_SEEDS = range(4, 12)
 LETTERS = "BCDFGHJKLMNPQRSTVWXYZ"
 DIGITS = "0123456789"
 MONTHS = [dt.date(2026, m, 1).strftime("%B") for m in range(1, 13)]
@@ -95,21 +100,19 @@ def speak(texts: dict[int, str], path: Path) -> AudioInput:
     return AudioInput(path=path, segments=segments)
 
 
-@pytest.fixture(scope="module")
-def flagged(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[bool]]:
+def measure(seed: int, calls: int, tmp: Path) -> dict[str, list[bool]]:
     """ "clean"/"injected" -> per entity turn, did the judge rate it 0?"""
-    tmp = tmp_path_factory.mktemp("injected")
     judge = make_judge({"name": "offline", "params": {"cache_dir": str(tmp / "lm")}})
-    rng = random.Random(0)
+    rng = random.Random(seed)
     out: dict[str, list[bool]] = {"clean": [], "injected": []}
-    for k in range(CALLS):
+    for k in range(calls):
         intended, wrong = call_pair(rng)
         for kind, spoken in (("clean", intended), ("injected", wrong)):
             inputs = SpeechFidelityInput(role="assistant", turns=intended, variant="agent_entities")
             task = JudgeTask(
                 metric="agent_speech_fidelity",
                 inputs=inputs,
-                audio=speak(spoken, tmp / f"{kind}{k}.wav"),
+                audio=speak(spoken, tmp / f"{kind}{seed}_{k}.wav"),
             )
             verdict = judge.evaluate(task)
             assert verdict.error is None, verdict.error
@@ -119,16 +122,31 @@ def flagged(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[bool]]:
     return out
 
 
+@pytest.fixture(scope="module")
+def flagged(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[bool]]:
+    return measure(DEFAULT_SEED, CALLS, tmp_path_factory.mktemp("injected"))
+
+
 def test_injected_entity_errors_are_caught(flagged: dict[str, list[bool]]) -> None:
     caught = flagged["injected"]
     assert len(caught) == 4 * CALLS
     assert sum(caught) / len(caught) >= 0.90, sum(caught)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="measured ~20% false alarms: the recogniser confuses spelled letters in clean audio",
-)
 def test_few_false_alarms_on_clean_calls(flagged: dict[str, list[bool]]) -> None:
     alarms = flagged["clean"]
+    assert sum(alarms) / len(alarms) <= 0.05, sum(alarms)
+
+
+@pytest.mark.slow
+def test_bounds_hold_on_held_out_seeds(tmp_path: Path) -> None:
+    """The same bounds over SLOW_SEEDS x CALLS calls (192 turns of each kind)."""
+    caught: list[bool] = []
+    alarms: list[bool] = []
+    for seed in SLOW_SEEDS:
+        found = measure(seed, CALLS, tmp_path)
+        caught += found["injected"]
+        alarms += found["clean"]
+    print(f"caught {sum(caught)}/{len(caught)}, false alarms {sum(alarms)}/{len(alarms)}")
+    assert sum(caught) / len(caught) >= 0.90, sum(caught)
     assert sum(alarms) / len(alarms) <= 0.05, sum(alarms)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import threading
 import warnings
 from collections.abc import Callable, Iterable, Iterator
 from importlib.metadata import entry_points
@@ -69,6 +70,8 @@ class Registry(Generic[T]):
         self.import_errors: dict[str, str] = {}
         self._items: dict[str, T] = {}
         self._discovered = package is None and entry_point_group is None
+        self._done = self._discovered
+        self._lock = threading.RLock()
 
     def register(self, name: str) -> Callable[[T], T]:
         """Decorator that registers ``obj`` under ``name`` and returns it unchanged."""
@@ -86,18 +89,24 @@ class Registry(Generic[T]):
 
     def discover(self) -> None:
         """Import the package's modules and load the entry points (once; re-entrant)."""
-        if self._discovered:
+        if self._done:
             return
-        # Set first: a discovered module may look names up while it is being imported.
-        self._discovered = True
-        try:
-            if self.package is not None:
-                self._import_package(self.package)
-            if self.entry_point_group is not None:
-                self._load_entry_points(self.entry_point_group)
-        except BaseException:
-            self._discovered = False  # the next lookup raises the same error again
-            raise
+        # Another thread's lookup waits until discovery finished (it would see an empty
+        # registry); this thread's own nested lookups pass (re-entrant lock, flag below).
+        with self._lock:
+            if self._discovered:
+                return
+            # Set first: a discovered module may look names up while it is being imported.
+            self._discovered = True
+            try:
+                if self.package is not None:
+                    self._import_package(self.package)
+                if self.entry_point_group is not None:
+                    self._load_entry_points(self.entry_point_group)
+            except BaseException:
+                self._discovered = False  # the next lookup raises the same error again
+                raise
+            self._done = True
 
     def _import_package(self, package: str) -> None:
         module = importlib.import_module(package)

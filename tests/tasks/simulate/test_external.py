@@ -162,8 +162,8 @@ def served_reference(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     cache = tmp_path_factory.mktemp("served-cache")
     command = [
         sys.executable,
-        "-c",
-        "from flows.serve_cli import app; app()",
+        "-m",
+        "flows",  # the evaflow command
         "serve-agent",
         "reference",
         "--port",

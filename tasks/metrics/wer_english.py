@@ -36,7 +36,7 @@ from tasks.spoken.normalize import spoken_spans
 FILLERS_EN = frozenset({"um", "uh", "erm", "er", "ah", "hmm", "mm", "mmm", "mhm", "uhm"})
 CURRENCY_WORDS = {"$": "dollars", "€": "euros", "£": "pounds", "¢": "cents"}
 
-_FILLER = re.compile(r"\b(?:" + "|".join(sorted(FILLERS_EN)) + r")\b")
+_FILLER = re.compile(r"\b(?:" + "|".join(sorted(FILLERS_EN)) + r")\b", re.I)
 _BRACKETS = re.compile(r"[<\[][^>\]]*[>\]]")
 # Whisper drops parenthesised asides; a parenthesised area code is part of a number.
 _PARENS = re.compile(r"\(([^)]+?)\)")
@@ -75,9 +75,8 @@ def _clean(text: str) -> str:
     """Whisper's steps before number reading, plus written times and "o'clock"."""
     for pattern, replacement in _TITLES.items():
         text = re.sub(pattern, partial(_title, replacement=replacement), text, flags=re.I)
-    s = _BRACKETS.sub("", text.lower())
+    s = _FILLER.sub(_filler, _BRACKETS.sub("", text)).lower()
     s = _PARENS.sub(lambda m: f" {m[1]} " if re.search(r"\d", m[1]) else "", s)
-    s = _FILLER.sub("", s)
     s = re.sub(r"\s+'", "'", s)
     s = _OCLOCK.sub(" oclock", s)
     s = re.sub(r"\bx-ray\b", "xray", s)  # the NATO word, before hyphens become spaces
@@ -89,6 +88,11 @@ def _clean(text: str) -> str:
     s = _SUFFIX_CURRENCY.sub(lambda m: f"{m[1]} {CURRENCY_WORDS[m[2]]}", s)
     s = re.sub(r"\.([^0-9]|$)", r" \1", s)
     return str(remove_symbols_and_diacritics(s, keep=".%$¢€£"))
+
+
+def _filler(m: re.Match[str]) -> str:
+    # A written upper-case "ER" or "MM" is a code (as its spelled form "E R" is), not a filler.
+    return m[0] if m[0].isupper() else ""
 
 
 def _title(m: re.Match[str], replacement: str) -> str:

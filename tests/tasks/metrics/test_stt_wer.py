@@ -77,6 +77,9 @@ def test_normaliser_makes_formatting_irrelevant(written: str, spoken: str) -> No
         ("seven two nine four I think", "7294 i think"),
         ("I need a two hour layover", "i need a 2 hour layover"),
         ("S K six two one", "sk621"),
+        # hypothesis (explore profile): a written code that spells a filler is still a code
+        ("Um, it is ER", "it is er"),
+        ("it is E R", "it is er"),
     ],
 )
 def test_normaliser_outputs(text: str, expected: str) -> None:

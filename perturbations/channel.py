@@ -65,6 +65,7 @@ class Channel:
         self._rate: int | None = None
         self._utterances = 0
         self._gap: tuple[int, NoiseStream] | None = None
+        self._kind_gap = (-1, 0)  # (gap, samples a kind's ambient hook sent in it)
         self._voice: VoiceSpec | None = None
 
     @property
@@ -134,6 +135,20 @@ class Channel:
                 clip = kind.apply(clip, params, make_rng(self.seed, kind.name, "utterance", index))
         return clip
 
+    def _kind_ambient(self, n: int, rate: int) -> Clip | None:
+        """Open-mic audio from the first kind with an ambient hook, seeded per gap like the
+        built-in noise: ``(seed, <kind>, "gap", g)`` plus the samples already sent in it."""
+        for kind, params in self.condition.kinds():
+            if kind.ambient is not None:
+                with self._lock:
+                    gap = self._utterances
+                    offset = self._kind_gap[1] if self._kind_gap[0] == gap else 0
+                    self._kind_gap = (gap, offset + n)
+                return kind.ambient(
+                    n, rate, params, make_rng(self.seed, kind.name, "gap", gap), offset
+                )
+        return None
+
     def ambient(self, seconds: float, rate: int) -> Clip:
         """Open-mic audio for a silent stretch (noise if configured, else silence)."""
         n = round(seconds * rate)
@@ -141,7 +156,7 @@ class Channel:
             raise AudioError(f"ambient audio of {seconds} s at {rate} Hz has no samples")
         noise = self.condition.noise
         if noise is None or not noise.ambient:
-            return Clip.silence(seconds, rate)
+            return self._kind_ambient(n, rate) or Clip.silence(seconds, rate)
         with self._lock:
             if self._gap is None or self._gap[0] != self._utterances:
                 self._gap = (self._utterances, self._stream(rate, "gap", self._utterances))

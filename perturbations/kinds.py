@@ -31,6 +31,8 @@ NOISE_ORDER = 100.0
 CONNECTION_ORDER = 200.0
 
 ApplyFn = Callable[[Clip, Any, np.random.Generator], Clip]
+# (n_samples, rate, params, rng of the gap, samples already sent in the gap) -> open-mic audio
+AmbientFn = Callable[[int, int, Any, np.random.Generator, int], Clip]
 
 
 @dataclass(frozen=True)
@@ -41,6 +43,8 @@ class PerturbationKind:
     params: type[BaseModel]
     apply: ApplyFn
     order: float
+    # What the open mic sends while the caller is silent (None: the kind leaves it alone).
+    ambient: AmbientFn | None = None
 
 
 PERTURBATIONS: Registry[PerturbationKind] = Registry(
@@ -51,7 +55,7 @@ RESERVED = frozenset({"name", "version", "description", "accent", "noise", "conn
 
 
 def perturbation_kind(
-    name: str, params: type[BaseModel], order: float
+    name: str, params: type[BaseModel], order: float, ambient: AmbientFn | None = None
 ) -> Callable[[ApplyFn], ApplyFn]:
     """Decorator registering ``apply(clip, params, rng) -> Clip`` as the kind ``name``."""
     if name in RESERVED:
@@ -60,7 +64,7 @@ def perturbation_kind(
         raise ValueError(f"perturbation kind {name!r}: order {order} is a built-in's place")
 
     def decorator(fn: ApplyFn) -> ApplyFn:
-        PERTURBATIONS.add(name, PerturbationKind(name=name, params=params, apply=fn, order=order))
+        PERTURBATIONS.add(name, PerturbationKind(name, params, fn, order, ambient))
         return fn
 
     return decorator

@@ -201,7 +201,10 @@ class EntityCheck:
 
         seqs = [lm_tokens(intended).split()] + [lm_tokens(v).split() for v in variants]
         heard = lm_tokens(self.heard).split()
-        choice = self.chooser.choose(self.clip, seqs, heard)
+        try:
+            choice = self.chooser.choose(self.clip, seqs, heard)
+        except (RuntimeError, ValueError) as exc:  # the transcript check stands
+            return f"{entity.value} (forced choice failed: {exc})"
         if choice is None:
             return f"{entity.value} (no forced-choice path)"
         if choice.winner != 0 and choice.margin > self.margin:

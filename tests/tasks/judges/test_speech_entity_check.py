@@ -50,3 +50,13 @@ def test_a_digit_variant_the_transcript_heard_counts_a_letter_one_does_not() -> 
     heard_digit = "your confirmation code is k three f w nine d"
     assert check(kept, heard_digit)[0] == ["K3FW2D (transcript heard '" + heard_digit + "')"]
     assert check(kept, "your confirmation code is k three f d two d")[0] == []
+
+
+class BrokenChooser:
+    def choose(self, clip: Any, seqs: Any, heard: Any = ()) -> Choice:
+        raise RuntimeError("Failed to set FSG in decoder")
+
+
+def test_a_failed_forced_choice_leaves_the_transcript_verdict_with_the_reason() -> None:
+    missing = check(BrokenChooser(), "code is k three f d two d")[0]
+    assert missing == ["K3FW2D (forced choice failed: Failed to set FSG in decoder)"]

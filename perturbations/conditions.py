@@ -23,6 +23,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from evaflow_core.registry import Registry
+from perturbations import eva_acoustics  # registers the eva_noise / eva_connection kinds
 from perturbations.accent import AccentParams
 from perturbations.connection import ConnectionParams
 from perturbations.kinds import PERTURBATIONS, PerturbationKind
@@ -76,7 +77,7 @@ class ConditionSpec(BaseModel):
 CONDITIONS: Registry[ConditionSpec] = Registry("condition", entry_point_group="evaflow.conditions")
 
 _DEFAULT_NOISE = NoiseParams(source="cafe", snr_db=15.0)
-for _spec in [
+_BUILTIN = [
     ConditionSpec(name="clean", description="No perturbation."),
     ConditionSpec(name="accent", accent=AccentParams(), description="English accent voices."),
     ConditionSpec(name="noise", noise=_DEFAULT_NOISE, description="Cafe noise at 15 dB SNR."),
@@ -91,7 +92,63 @@ for _spec in [
         connection=ConnectionParams(),
         description="Band limit, gain swings, 3% packet loss, jitter dropouts.",
     ),
-]:
+]
+for _spec in _BUILTIN:
+    CONDITIONS.add(_spec.name, _spec)
+
+
+def combine(*specs: ConditionSpec) -> ConditionSpec:
+    """Conditions applied together, named ``a+b``; two parts may not set the same axis."""
+    merged: dict[str, Any] = {}
+    for spec in specs:
+        axes = spec.model_dump(exclude={"name", "version", "description"}, exclude_none=True)
+        for key in axes:
+            if key in merged:
+                raise ValueError(f"conditions {[s.name for s in specs]} both set {key!r}")
+            merged[key] = getattr(spec, key)
+    description = "; ".join(s.description.rstrip(".") for s in specs if s.description)
+    name = "+".join(s.name for s in specs)
+    return ConditionSpec.model_validate({"name": name, "description": description, **merged})
+
+
+def _eva_noise(name: str, source: str, stands_for: str) -> ConditionSpec:
+    params = eva_acoustics.EvaNoiseParams(source=source)
+    rule = (
+        f"EVA's noise rule at {params.snr_db:g} dB SNR per {params.chunk_ms} ms chunk"
+        " (ambient at 3000/32768 x 10^(-snr/20))"
+    )
+    return ConditionSpec.model_validate(
+        {"name": name, "eva_noise": params, "description": f"{rule} {stands_for}."}
+    )
+
+
+_EVA = [
+    _eva_noise(
+        "eva-static", eva_acoustics.STATIC, "with its Gaussian bad_connection_static, exact"
+    ),
+    _eva_noise(
+        "eva-cafe", "cafe", "over our generated cafe noise (coffee_shop.wav is not shipped)"
+    ),
+    _eva_noise(
+        "eva-street", "street", "over our generated street noise (nyc_street.wav is not shipped)"
+    ),
+    _eva_noise(
+        "eva-babble", "babble", "over our TTS babble (a crowd, e.g. airport_gate; not shipped)"
+    ),
+    ConditionSpec.model_validate(
+        {
+            "name": "eva-connection",
+            "eva_connection": eva_acoustics.EvaConnectionParams(),
+            "description": "EVA's connection: G.711 mu-law round trip, 3% of 20 ms segments"
+            " zeroed, gain U[0.5, 1.2] per 100 ms chunk, clip",
+        }
+    ),
+]
+# Looked up here, not in CONDITIONS: a lookup would load plug-ins mid-import.
+_NAMED = {s.name: s for s in _BUILTIN + _EVA}
+for _parts in [("eva-static", "eva-connection"), ("accent", "eva-connection")]:
+    _EVA.append(combine(*(_NAMED[p] for p in _parts)))
+for _spec in _EVA:
     CONDITIONS.add(_spec.name, _spec)
 
 

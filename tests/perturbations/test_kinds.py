@@ -68,7 +68,7 @@ def test_conditions_name_kinds_by_key_in_yaml_and_typos_list_the_kinds(
     path.write_text("conditions:\n  - name: hushed\n    quieter: {db: -20}\n")
     (spec,) = load_conditions_yaml(path)
     assert spec.kinds()[0][1] == GainDb(db=-20)
-    with pytest.raises(ValidationError, match=r"unknown field 'quietr'.*kinds: quieter"):
+    with pytest.raises(ValidationError, match=r"unknown field 'quietr'.*kinds: .*quieter"):
         ConditionSpec.model_validate({"name": "x", "quietr": {}})
     with pytest.raises(ValidationError, match="db"):
         ConditionSpec.model_validate({"name": "x", quieter: {"db": "loud"}})

@@ -67,6 +67,10 @@ class Channel:
         self._gap: tuple[int, NoiseStream] | None = None
         self._kind_gap = (-1, 0)  # (gap, samples a kind's ambient hook sent in it)
         self._voice: VoiceSpec | None = None
+        # Costly set-up (e.g. a generated noise loop) now, not mid-call on the clock.
+        for kind, params in condition.kinds():
+            if kind.prepare is not None:
+                kind.prepare(params)
 
     @property
     def utterances(self) -> int:

@@ -36,6 +36,7 @@ STATIC = "bad_connection_static"
 # Spec 8.2: the open mic's frames and the connection's loss segments are both 20 ms
 # (640 bytes of 16 kHz PCM16).
 FRAME_MS = 20
+SIMULATOR_RATE = 16000  # spec 8.2: simulator speech and noise files are 16 kHz
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
 
 
@@ -178,7 +179,13 @@ def eva_ambient(
     return _out(ambient_frames(noise, rate, params.snr_db), rate)
 
 
-@perturbation_kind("eva_noise", EvaNoiseParams, order=110, ambient=eva_ambient)
+def eva_prepare(params: EvaNoiseParams) -> None:
+    """Generate the loop at the simulator's 16 kHz before the call (babble takes seconds)."""
+    if params.source != STATIC:
+        _loop(params.source, params.loop_s, SIMULATOR_RATE)
+
+
+@perturbation_kind("eva_noise", EvaNoiseParams, order=110, ambient=eva_ambient, prepare=eva_prepare)
 def eva_noise(clip: Clip, params: EvaNoiseParams, rng: np.random.Generator) -> Clip:
     """EVA's background noise on one caller utterance (after any built-in noise)."""
     return _noise_apply(clip, params, rng)

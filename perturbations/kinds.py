@@ -33,6 +33,7 @@ CONNECTION_ORDER = 200.0
 ApplyFn = Callable[[Clip, Any, np.random.Generator], Clip]
 # (n_samples, rate, params, rng of the gap, samples already sent in the gap) -> open-mic audio
 AmbientFn = Callable[[int, int, Any, np.random.Generator, int], Clip]
+PrepareFn = Callable[[Any], None]  # costly set-up, run when a channel is made (before the call)
 
 
 @dataclass(frozen=True)
@@ -45,6 +46,7 @@ class PerturbationKind:
     order: float
     # What the open mic sends while the caller is silent (None: the kind leaves it alone).
     ambient: AmbientFn | None = None
+    prepare: PrepareFn | None = None
 
 
 PERTURBATIONS: Registry[PerturbationKind] = Registry(
@@ -55,7 +57,11 @@ RESERVED = frozenset({"name", "version", "description", "accent", "noise", "conn
 
 
 def perturbation_kind(
-    name: str, params: type[BaseModel], order: float, ambient: AmbientFn | None = None
+    name: str,
+    params: type[BaseModel],
+    order: float,
+    ambient: AmbientFn | None = None,
+    prepare: PrepareFn | None = None,
 ) -> Callable[[ApplyFn], ApplyFn]:
     """Decorator registering ``apply(clip, params, rng) -> Clip`` as the kind ``name``."""
     if name in RESERVED:
@@ -64,7 +70,7 @@ def perturbation_kind(
         raise ValueError(f"perturbation kind {name!r}: order {order} is a built-in's place")
 
     def decorator(fn: ApplyFn) -> ApplyFn:
-        PERTURBATIONS.add(name, PerturbationKind(name, params, fn, order, ambient))
+        PERTURBATIONS.add(name, PerturbationKind(name, params, fn, order, ambient, prepare))
         return fn
 
     return decorator

@@ -183,3 +183,14 @@ def test_the_connection_degrades_after_the_noise_in_the_channel() -> None:
         noisy, EvaConnectionParams(), make_rng(3, "eva_connection", "utterance", 0)
     )
     assert both.same_as(expected)
+
+
+def test_the_noise_loop_is_made_with_the_channel_not_mid_call() -> None:
+    from perturbations.eva_acoustics import _loop
+
+    _loop.cache_clear()
+    channel = make_channel("eva-cafe", 1)
+    assert _loop.cache_info().misses == 1
+    channel.speech(speech_like(0.3))
+    channel.ambient(0.1, RATE)
+    assert _loop.cache_info().misses == 1

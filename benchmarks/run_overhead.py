@@ -86,6 +86,11 @@ def instrumented_run(store: str, eva_root: str, plan: dict[str, Any], prefect_ho
 
     os.environ["PREFECT_HOME"] = prefect_home
     started = time.perf_counter()
+    from flows.env import configure_prefect
+
+    # Before anything imports Prefect, as ``evaflow run`` does: Prefect reads its settings
+    # from the environment once, at import.
+    configure_prefect(store)
     import flows.benchmark
     import tasks.summary
     from flows.cli import execute
@@ -121,6 +126,7 @@ def instrumented_run(store: str, eva_root: str, plan: dict[str, Any], prefect_ho
         "valid": summary.valid,
         "workers": spec.workers,
         "stage_s": clock.seconds,
+        "phase_s": summary.phase_s,
         **_stored_seconds(store, summary.run_id),
     }
 
@@ -214,7 +220,7 @@ def _overhead_figures(child: ChildResult, plan: RunPlan) -> list[Figure]:
     busy = v["simulate_s"] + v["score_s"]
     capacity = v["workers"] * v["flow_s"]
     share = 100.0 * (1 - busy / capacity) if capacity else math.nan
-    stages = ", ".join(f"{k} {s:.1f} s" for k, s in sorted(v["stage_s"].items()))
+    stages = ", ".join(f"{k} {s:.1f} s" for k, s in v.get("phase_s", v["stage_s"]).items())
     note = (
         f"1 - (simulate {v['simulate_s']:.1f} s + score {v['score_s']:.1f} s, stored) / "
         f"({v['workers']} workers x flow {v['flow_s']:.1f} s); in the flow: {stages}; "

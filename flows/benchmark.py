@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -12,6 +13,8 @@ from prefect import flow, get_run_logger
 from prefect.futures import as_completed
 from pydantic import BaseModel, Field
 
+from flows.env import workers_report_here
+from flows.runners import task_runner_for
 from tasks.config import BenchmarkConfig
 from tasks.config_checks import check_names, load_checked, resume_config, stored_config_json
 from tasks.steps import run_trial_step
@@ -44,30 +47,29 @@ class RunSummary(BaseModel):
     aggregates: list[dict[str, Any]] = Field(default_factory=list)
     report: str | None = None
     wall_s: float = 0.0
+    phase_s: dict[str, float] = Field(
+        default_factory=dict,
+        description="Where the flow's wall time went: checks, load, start (the runner), "
+        "trials, stop, summarize, report",
+    )
+
+
+class _Phases:
+    """Wall-clock seconds of the flow's consecutive phases (``lap`` ends one)."""
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = {}
+        self._last = time.perf_counter()
+
+    def lap(self, name: str) -> None:
+        now = time.perf_counter()
+        self.seconds[name] = round(self.seconds.get(name, 0.0) + now - self._last, 3)
+        self._last = now
 
 
 def _notify(done: int, total: int, result: TrialResult | None) -> None:
     for hook in list(_progress_hooks):
         hook(done, total, result)
-
-
-def task_runner_for(config: BenchmarkConfig) -> Any:
-    from prefect.task_runners import ThreadPoolTaskRunner
-
-    if config.runner.kind == "threads":
-        return ThreadPoolTaskRunner(max_workers=config.runner.workers)
-    from prefect_dask import DaskTaskRunner
-
-    if config.runner.dask_address:
-        return DaskTaskRunner(address=config.runner.dask_address)
-    return DaskTaskRunner(
-        cluster_kwargs={
-            "n_workers": config.runner.workers,
-            "threads_per_worker": 1,
-            "processes": True,
-            "dashboard_address": None,
-        }
-    )
 
 
 def _collect(futures: list[Any], writer: BatchWriter, logger: Any) -> list[BaseException]:
@@ -124,9 +126,8 @@ def run_benchmark(config: BenchmarkConfig, new_run_if_changed: bool = False) -> 
     A stored run id resumes only with the configuration it was stored with (see
     :func:`resume_config`); ``new_run_if_changed`` starts a new run id instead of failing.
     """
-    import time
-
     started = time.perf_counter()
+    phases = _Phases()
     config = config.with_run_id()
     run_id = config.run_id or ""
     from tasks.systems.preflight import preflight
@@ -141,6 +142,7 @@ def run_benchmark(config: BenchmarkConfig, new_run_if_changed: bool = False) -> 
         run_id = config.run_id or ""
         logger.warning("configuration changed: running as new run %s", run_id)
         _recover(store, run_id, logger)
+    phases.lap("checks")
     # Load first: a bad scenario source must not leave a runs row for a run that never ran.
     scenarios = {s.key: s for s in load_checked(config.scenarios)}
     if stored_config_json(store, run_id) is None:
@@ -158,14 +160,18 @@ def run_benchmark(config: BenchmarkConfig, new_run_if_changed: bool = False) -> 
     )
     writer = BatchWriter(store, run_id, config.batch_size)
     _notify(0, len(pending), None)
+    phases.lap("load")
     # The configured runner, not the flow's default one (an unbounded thread pool that would
     # run every pending trial at once and ignore --workers / --runner dask).
-    with task_runner_for(config) as runner:
+    with workers_report_here() as api_url, task_runner_for(config, api_url) as runner:
+        phases.lap("start")
         futures = [
             runner.submit(run_trial_step, {"spec": s, "scenario": scenarios[s.scenario_key]})
             for s in pending
         ]
         failures = _collect(futures, writer, logger)
+        phases.lap("trials")
+    phases.lap("stop")
     if failures:
         raise RuntimeError(
             f"{len(failures)} trial(s) of run {run_id} failed in their worker; every completed "
@@ -174,9 +180,11 @@ def run_benchmark(config: BenchmarkConfig, new_run_if_changed: bool = False) -> 
     from tasks.summary import summarize_run
 
     aggregates = summarize_run(store, run_id)
+    phases.lap("summarize")
     report = None
     if config.report:
         report = _write_report(store, run_id)
+    phases.lap("report")
     trials = store.read("trials", run_id)
     return RunSummary(
         run_id=run_id,
@@ -189,6 +197,7 @@ def run_benchmark(config: BenchmarkConfig, new_run_if_changed: bool = False) -> 
         aggregates=aggregates,
         report=report,
         wall_s=time.perf_counter() - started,
+        phase_s=phases.seconds,
     )
 
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 
@@ -21,3 +23,21 @@ def configure_prefect(store: str, verbose: bool = False) -> None:
         home = (base / ".prefect").resolve()
         home.mkdir(parents=True, exist_ok=True)
         os.environ["PREFECT_HOME"] = str(home)
+
+
+@contextmanager
+def workers_report_here() -> Iterator[str]:
+    """Task runs in other processes (Dask workers) report to the API this flow reports to.
+
+    Without a configured ``PREFECT_API_URL`` the flow runs against a temporary server, and a
+    worker process that knows no URL would start a temporary server of its own (about
+    230 MB each, all writing one SQLite database). Inside this block the URL is a setting:
+    Prefect serialises the settings with every task it submits, so workers (local or
+    remote) use the flow's server. Yields the URL, for local clusters' worker environment.
+    """
+    from prefect.client.orchestration import get_client
+    from prefect.settings import PREFECT_API_URL, temporary_settings
+
+    url = PREFECT_API_URL.value() or str(get_client(sync_client=True).api_url).rstrip("/")
+    with temporary_settings(updates={PREFECT_API_URL: url}):
+        yield url

@@ -1,0 +1,159 @@
+"""Task runners for the benchmark flow: threads, or Dask with cheap per-trial submission.
+
+One Prefect task per trial stays; what made each cost a few hundred milliseconds of the
+flow's own process was how ``prefect_dask`` submits: for every task it serialises the
+whole Prefect settings model (a recursive walk over ~250 settings, with secret handling),
+and Dask tokenises the arguments (pickling the trial spec and scenario) to make a key. The
+runner below serialises the flow's context once, at the first submission (nothing in it
+changes while trials are submitted), gives every task a unique key (so nothing is
+hashed), and sends the trial's arguments quoted (Prefect does not walk them looking for
+futures: they hold none). What runs in the worker is Prefect's own ``run_task_sync``, as
+with ``prefect_dask``: a task run with its states, reported to the flow's API.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from uuid import uuid4
+
+from prefect_dask import DaskTaskRunner
+from prefect_dask.task_runners import PrefectDaskFuture
+
+from tasks.config import BenchmarkConfig
+
+# Dask's statistical profiler samples every worker thread 100 times a second; nothing here
+# reads it, and on a small machine it takes CPU from the trials.
+_WORKER_ENV = {"DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED": "False"}
+
+
+class _TaskCall:
+    """One task run's arguments, opaque to Dask (which would rebuild containers it walks)."""
+
+    __slots__ = ("context", "context_key", "parameters", "task", "task_run_id")
+
+    def __init__(
+        self,
+        task: Any,
+        task_run_id: Any,
+        parameters: dict[str, Any],
+        context: dict[str, Any],
+        context_key: str,
+    ) -> None:
+        self.task = task
+        self.task_run_id = task_run_id
+        self.parameters = parameters
+        self.context = context
+        self.context_key = context_key
+
+    def __getstate__(self) -> tuple[Any, ...]:
+        return (self.task, self.task_run_id, self.parameters, self.context, self.context_key)
+
+    def __setstate__(self, state: tuple[Any, ...]) -> None:
+        self.task, self.task_run_id, self.parameters, self.context, self.context_key = state
+
+
+# Per worker process: the settings and API client of the run whose tasks it is running.
+_worker_clients: dict[str, tuple[Any, Any]] = {}
+
+
+def _settings_and_client(call: _TaskCall) -> tuple[Any, Any]:
+    """Built once per run in each worker, not per task: Prefect rebuilds its settings model
+    and opens a new API client (with a fresh TLS context) for every task it hydrates."""
+    from prefect.context import SettingsContext, SyncClientContext
+
+    if call.context_key not in _worker_clients:
+        _worker_clients.clear()  # a worker serves one run at a time
+        settings = SettingsContext(**call.context["settings_context"])
+        with settings:
+            client = SyncClientContext()
+            client.__enter__()  # stays open for the worker's life, as Prefect's own would
+        _worker_clients[call.context_key] = (settings, client)
+    return _worker_clients[call.context_key]
+
+
+def _run_in_worker(call: _TaskCall) -> Any:
+    """Worker side: one Prefect task run (as ``prefect_dask``'s wrapper, sync tasks only).
+    Arguments are quoted: Prefect would otherwise walk them (a whole scenario) for futures."""
+    from prefect.context import SettingsContext, SyncClientContext
+    from prefect.task_engine import run_task_sync
+    from prefect.utilities.annotations import quote
+
+    settings, client = _settings_and_client(call)
+    context = {k: v for k, v in call.context.items() if k != "settings_context"}
+    settings_token = SettingsContext.__var__.set(settings)
+    client_token = SyncClientContext.__var__.set(client)
+    try:
+        return run_task_sync(
+            task=call.task,
+            task_run_id=call.task_run_id,
+            parameters={name: quote(value) for name, value in call.parameters.items()},
+            return_type="state",
+            dependencies={name: set() for name in call.parameters},
+            context=context,
+        )
+    finally:
+        SyncClientContext.__var__.reset(client_token)
+        SettingsContext.__var__.reset(settings_token)
+
+
+class TrialDaskTaskRunner(DaskTaskRunner):
+    """A ``DaskTaskRunner`` for many independent tasks whose arguments hold no futures."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._context: dict[str, Any] | None = None
+        self._context_key = uuid4().hex
+
+    def submit(  # type: ignore[override]
+        self,
+        task: Any,
+        parameters: dict[str, Any],
+        wait_for: Any = None,
+        dependencies: Any = None,
+    ) -> PrefectDaskFuture[Any]:
+        if wait_for or dependencies:
+            raise ValueError("TrialDaskTaskRunner runs independent tasks (no wait_for)")
+        if task.isasync:
+            raise ValueError(f"TrialDaskTaskRunner runs sync tasks; {task.name} is async")
+        if not self._started:
+            raise RuntimeError("The task runner must be started before submitting work.")
+        from prefect.context import AssetContext, serialize_context
+
+        task_run_id = uuid4()
+        if self._context is None:
+            self._context = serialize_context()
+        inputs: dict[str, set[Any]] = {name: set() for name in parameters}
+        context = {
+            **self._context,
+            "asset_context": AssetContext.from_task_and_inputs(
+                task=task, task_run_id=task_run_id, task_inputs=inputs, copy_to_child_ctx=True
+            ).serialize(),
+        }
+        future = self.client.submit(
+            _run_in_worker,
+            _TaskCall(task, task_run_id, parameters, context, self._context_key),
+            key=f"{task.name}-{task_run_id.hex}",
+            pure=False,
+        )
+        return PrefectDaskFuture(wrapped_future=future, task_run_id=task_run_id)
+
+
+def task_runner_for(config: BenchmarkConfig, api_url: str | None = None) -> Any:
+    """The configured runner; a local Dask cluster's workers get ``api_url`` in their
+    environment (also what anything they start before their first task reads)."""
+    from prefect.task_runners import ThreadPoolTaskRunner
+
+    if config.runner.kind == "threads":
+        return ThreadPoolTaskRunner(max_workers=config.runner.workers)
+    if config.runner.dask_address:
+        return TrialDaskTaskRunner(address=config.runner.dask_address)
+    env = {**_WORKER_ENV, **({"PREFECT_API_URL": api_url} if api_url else {})}
+    return TrialDaskTaskRunner(
+        cluster_kwargs={
+            "n_workers": config.runner.workers,
+            "threads_per_worker": 1,
+            "processes": True,
+            "dashboard_address": None,
+            "env": env,
+        }
+    )

@@ -55,7 +55,13 @@ def test_tool_results_come_from_the_history_and_a_failed_lookup_asks_to_spell(
     turns = [user("hi i need to cancel my flight"), user("y p three p v two last name r b a")]
     asked = next_message(scenario, history(*turns))
     failed = {"role": "tool", "tool_call_id": asked["tool_calls"][0]["id"]}
-    failed["content"] = json.dumps({"status": "error", "error_type": "not_found"})
+    # The airline engine's own error for an unknown reservation (it names the value it got).
+    error = {
+        "status": "error",
+        "error_type": "not_found",
+        "message": "Reservation YP3PV2 not found",
+    }
+    failed["content"] = json.dumps(error)
     reply = next_message(scenario, history(turns[0], turns[1], asked, failed))
     assert reply.get("tool_calls") is None
     assert "spell your confirmation number" in reply["content"]

@@ -74,7 +74,37 @@ class ConditionSpec(BaseModel):
         return builtin and not self.kinds()
 
 
-CONDITIONS: Registry[ConditionSpec] = Registry("condition", entry_point_group="evaflow.conditions")
+class ConditionRegistry(Registry[ConditionSpec]):
+    """Registered conditions; an unregistered ``a+b`` name is its registered parts together
+    (``combine``), e.g. ``eva-cafe+eva-connection`` or ``accent+noise+eva-connection``."""
+
+    def _parts(self, name: object) -> list[ConditionSpec] | None:
+        """The registered parts of an unregistered ``a+b`` name (None: not such a name)."""
+        if not isinstance(name, str) or "+" not in name or Registry.__contains__(self, name):
+            return None
+        parts = name.split("+")
+        if not all(Registry.__contains__(self, p) for p in parts):
+            return None
+        return [Registry.get(self, p) for p in parts]
+
+    def get(self, name: str) -> ConditionSpec:
+        parts = self._parts(name)
+        # Two parts setting one axis fail here with a message naming the axis.
+        return combine(*parts) if parts else super().get(name)
+
+    def __contains__(self, name: object) -> bool:
+        if super().__contains__(name):
+            return True
+        try:
+            parts = self._parts(name)
+            return parts is not None and combine(*parts) is not None
+        except ValueError:
+            return False
+
+
+CONDITIONS: Registry[ConditionSpec] = ConditionRegistry(
+    "condition", entry_point_group="evaflow.conditions"
+)
 
 _DEFAULT_NOISE = NoiseParams(source="cafe", snr_db=15.0)
 _BUILTIN = [
@@ -107,8 +137,10 @@ def combine(*specs: ConditionSpec) -> ConditionSpec:
                 raise ValueError(f"conditions {[s.name for s in specs]} both set {key!r}")
             merged[key] = getattr(spec, key)
     description = "; ".join(s.description.rstrip(".") for s in specs if s.description)
-    name = "+".join(s.name for s in specs)
-    return ConditionSpec.model_validate({"name": name, "description": description, **merged})
+    name, version = "+".join(s.name for s in specs), "+".join(s.version for s in specs)
+    return ConditionSpec.model_validate(
+        {"name": name, "version": version, "description": description, **merged}
+    )
 
 
 def _eva_noise(name: str, source: str, stands_for: str) -> ConditionSpec:

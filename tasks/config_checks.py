@@ -42,7 +42,8 @@ def condition_problems(config: BenchmarkConfig) -> list[str]:
             valid |= {c.name for c in load_conditions_yaml(Path(config.conditions_file))}
         except (OSError, ValueError) as exc:
             return [f"field 'conditions_file': {exc}"]
-    bad = [c for c in config.conditions if c not in valid]
+    # ``c in CONDITIONS`` also accepts registered parts joined by '+' (e.g. 'eva-cafe+connection').
+    bad = [c for c in config.conditions if c not in valid and c not in CONDITIONS]
     return [_unknown("conditions", "condition", bad, valid)] if bad else []
 
 

@@ -194,3 +194,21 @@ def test_the_noise_loop_is_made_with_the_channel_not_mid_call() -> None:
     channel.speech(speech_like(0.3))
     channel.ambient(0.1, RATE)
     assert _loop.cache_info().misses == 1
+
+
+def test_any_registered_parts_combine_by_name_and_runs_accept_them() -> None:
+    from tasks.config import BenchmarkConfig
+    from tasks.config_checks import condition_problems
+
+    spec = CONDITIONS.get("accent+noise+eva-connection")
+    assert spec.name == "accent+noise+eva-connection" and spec.version == "1+1+1"
+    assert spec.accent is not None and spec.noise is not None
+    assert [k.name for k, _ in spec.kinds()] == ["eva_connection"]
+    assert "eva-cafe+eva-connection" in CONDITIONS and "eva-cafe+nope" not in CONDITIONS
+    assert "eva-static+eva-cafe" not in CONDITIONS
+    with pytest.raises(ValueError, match="both set 'eva_noise'"):
+        CONDITIONS.get("eva-static+eva-cafe")
+    ok = BenchmarkConfig(conditions=["eva-cafe+eva-connection", "accent+eva-static"])
+    assert condition_problems(ok) == []
+    (problem,) = condition_problems(BenchmarkConfig(conditions=["eva-static+eva-cafe"]))
+    assert "unknown condition 'eva-static+eva-cafe'" in problem

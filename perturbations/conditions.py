@@ -1,7 +1,10 @@
 """Named conditions = which perturbations a trial's caller goes through.
 
 Built-ins in ``CONDITIONS``: ``clean``, ``accent``, ``noise``, ``accent+noise``,
-``connection``. Users add combinations in YAML (``load_conditions_yaml``)::
+``connection``, and EVA's own settings (spec 8.2, ``perturbations.eva_acoustics``):
+``eva-static``, ``eva-cafe``, ``eva-street``, ``eva-babble``, ``eva-connection``. Any
+registered names joined by ``+`` are those conditions together (``combine``), e.g.
+``eva-static+eva-connection``. Users add combinations in YAML (``load_conditions_yaml``)::
 
     conditions:
       - name: street-10db

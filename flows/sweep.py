@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from prefect import flow
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from flows.benchmark import RunSummary, run_benchmark
 from tasks.config import BenchmarkConfig, load_config
@@ -15,6 +15,8 @@ from tasks.config import BenchmarkConfig, load_config
 
 class SweepConfig(BaseModel):
     """A nightly sweep: a base config plus the systems x conditions grid to run."""
+
+    model_config = ConfigDict(extra="forbid")  # a misspelt key in prefect.yaml fails loudly
 
     base_config: Path | None = Field(default=None, description="YAML run config to start from")
     conditions: list[str] = Field(

@@ -37,6 +37,7 @@ import numpy as np
 
 from perturbations.audio import Clip
 from scenarios.models import Scenario
+from tasks.voice.recognizer_pool import reset_recognizer
 from tasks.voice.stt import Expectation, SttSpec
 
 _HEADER = struct.Struct("!Q")
@@ -237,6 +238,9 @@ def _recognize(
     recognizer = _cached_recognizer(key, recipe)
     if samples is None:
         return ""
+    # A call's clips land on any worker, after other calls' clips: decode each from a new
+    # decoder's state, so a transcript depends on its clip alone, not on the worker's history.
+    reset_recognizer(recognizer)
     text: str = recognizer.recognize(Clip(samples, rate), expect)  # type: ignore[arg-type]
     return text
 

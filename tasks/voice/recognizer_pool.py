@@ -44,6 +44,16 @@ def _decoders(recognizer: Recognizer) -> list[Any] | None:
     return decoders
 
 
+def reset_recognizer(recognizer: Recognizer) -> bool:
+    """Reset ``recognizer``'s decoders to a new one's state; False if it cannot be reset."""
+    decoders = _decoders(recognizer)
+    if decoders is None:
+        return False
+    for decoder in decoders:
+        decoder.reinit_feat()
+    return True
+
+
 class RecognizerPool:
     """Idle recognisers by key; thread-safe."""
 

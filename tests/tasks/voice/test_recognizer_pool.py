@@ -8,7 +8,7 @@ import pytest
 
 from perturbations import VoiceSpec
 from perturbations.audio import Clip
-from tasks.voice.recognizer_pool import RecognizerPool, content_key
+from tasks.voice.recognizer_pool import RecognizerPool, content_key, reset_recognizer
 from tasks.voice.stt import Recognizer, SttSpec
 from tasks.voice.telephony import WIRE_RATE, telephone_round_trip
 from tasks.voice.tts import synthesize
@@ -26,11 +26,13 @@ def clips() -> list[Clip]:
     return [telephone_round_trip(synthesize(text, voice), WIRE_RATE) for text, _ in LINES]
 
 
-def decode_all(recognizer: Recognizer, clips: list[Clip]) -> list[tuple[str, float | None]]:
+def decode_all(
+    recognizer: Recognizer, clips: list[Clip], lines: list[tuple[str, str | None]] = LINES
+) -> list[tuple[str, float | None]]:
     """Each line's words and the decoder's path score (which shows any hidden state)."""
     backend = recognizer._backend
     out = []
-    for clip, (_, expect) in zip(clips, LINES, strict=True):
+    for clip, (_, expect) in zip(clips, lines, strict=True):
         text = recognizer.recognize(clip, expect)
         decoder = backend.grammar_decoder if expect else backend.decoder
         hyp = decoder.hyp()
@@ -55,6 +57,22 @@ def test_a_released_recogniser_decodes_as_a_new_one(
     assert reused is used and (pool.built, pool.reused) == (1, 1)
     assert decode_all(reused, clips) == first
     assert again_unreset != first  # the decoder's state is real: the test can fail
+
+
+def test_a_reset_before_a_clip_makes_its_transcript_independent_of_history(
+    corpus: list[str], tmp_path: Path, clips: list[Clip]
+) -> None:
+    """What the real-time speech workers do before each clip (any call's clip can land on
+    any worker after other calls' clips)."""
+    spec = SttSpec(grammar="codes")
+    last = [clips[-1]]
+    fresh = Recognizer(spec, corpus, tmp_path)
+    alone = decode_all(fresh, last, LINES[-1:])
+    used = Recognizer(spec, corpus, tmp_path)
+    decode_all(used, clips)
+    assert decode_all(used, last, LINES[-1:]) != alone  # history shows without the reset
+    assert reset_recognizer(used)
+    assert decode_all(used, last, LINES[-1:]) == alone
 
 
 def test_the_pool_keeps_only_its_idle_limit_and_can_be_switched_off(

@@ -6,7 +6,8 @@ at once and creeps up slowly (``floor_rise_db_per_s``), so steady background noi
 counting as speech after a few seconds while the short pauses between words keep the floor
 low during speech. Speech starts after ``start_ms`` of speech frames and ends after
 ``hangover_ms`` without one; event times are stream times of the first/last speech frame,
-not the (later) detection time.
+not the (later) detection time. Digitally silent frames (below ``DIGITAL_SILENCE_DBFS``: a
+lost packet, a muted chunk) are never speech and leave the floor where it is.
 """
 
 from __future__ import annotations
@@ -18,6 +19,9 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from perturbations.audio import AudioError, Clip
+
+# Below any allowed threshold_dbfs: digital silence (zeroed frames), never the noise floor.
+DIGITAL_SILENCE_DBFS = -90.0
 
 
 def _frame_rms(frame: np.ndarray) -> float:
@@ -119,6 +123,11 @@ class EnergyVAD:
         cfg = self.config
         if self._floor_db is None:
             self._floor_db = level_db  # streams start with the line open, not mid-word
+        if level_db < DIGITAL_SILENCE_DBFS:
+            # A lost packet or a muted chunk is no measure of the room's noise: were the floor
+            # to follow it down, it would take (floor - level) / rise seconds to climb back,
+            # and steady noise would count as speech all that time.
+            return False
         threshold = max(cfg.threshold_dbfs, self._floor_db + cfg.margin_db)
         rise = cfg.floor_rise_db_per_s * cfg.frame_ms / 1000
         self._floor_db = min(level_db, self._floor_db + rise)

@@ -71,3 +71,17 @@ def test_rate_change_mid_stream_is_an_error() -> None:
     vad.process(Clip.silence(0.1, RATE))
     with pytest.raises(AudioError, match="8000 Hz after 16000 Hz"):
         vad.process(Clip.silence(0.1, 8000))
+
+
+def test_lost_packets_in_steady_noise_do_not_hold_the_floor_down() -> None:
+    """Zeroed 20 ms segments (packet loss, EVA's connection degradation) used to pull the
+    floor to -180 dB, after which -36 dBFS line noise counted as speech for 20 s: a caller's
+    turn never ended. Digital silence is now no measure of the floor."""
+    rng = np.random.default_rng(3)
+    samples = _call(rng, noise_dbfs=-36.0).samples.copy()
+    frame = RATE // 50
+    # One lost frame in 33 (3%), after the line opened (EVA degrades speech chunks only).
+    for start in range(frame * 10, samples.size - frame, frame * 33):
+        samples[start : start + frame] = 0
+    segments = speech_segments(Clip(samples, RATE))
+    assert segments and segments[0][1] < 3.0, segments  # the first utterance ends (at 2.5 s)

@@ -48,7 +48,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--system-json", type=Path, required=True)
     args = parser.parse_args(argv)
-    from tasks.systems.pipecat_bot.pipeline import ProviderError
+    from tasks.systems.pipecat_bot.components import ProviderError
 
     try:
         asyncio.run(serve(args.port, args.host, args.system_json))

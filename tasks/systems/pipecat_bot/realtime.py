@@ -38,7 +38,7 @@ from pipecat.processors.aggregators.llm_context import LLMContext
 from pipecat.processors.aggregators.llm_response_universal import LLMContextAggregatorPair
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
-from tasks.systems.pipecat_bot.pipeline import Component, ProviderError
+from tasks.systems.pipecat_bot.components import Component, ProviderError
 from tasks.systems.pipecat_bot.tools import BridgeTools
 
 KEYS = {

@@ -19,12 +19,9 @@ from pydantic import (
 )
 
 from scenarios.engines import known_domains
+from tasks.systems.spec import ConfigError, SystemSpec
 
 BUILTIN_DEFAULT_LIMIT = 2
-
-
-class ConfigError(ValueError):
-    """A configuration problem; the message names the file and the field."""
 
 
 class ScenarioSource(BaseModel):
@@ -64,24 +61,6 @@ class ScenarioSource(BaseModel):
         unknown = [d for d in value if d not in domains]
         if unknown:
             raise ValueError(f"unknown domain(s) {unknown}; valid: {', '.join(domains)}")
-        return value
-
-
-class SystemSpec(BaseModel):
-    """An agent configuration under test; its name labels every stored row."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-    name: str = Field(description="Label of the system in tables and figures")
-    agent: str = Field(default="reference", description="Agent registry name, or a ws:// URL")
-    params: dict[str, Any] = Field(
-        default_factory=dict, description="Agent parameters (STT/TTS...)"
-    )
-
-    @field_validator("name")
-    @classmethod
-    def _plain_name(cls, value: str) -> str:
-        if not value or "/" in value or value.startswith("."):
-            raise ValueError(f"system name {value!r} must be non-empty and contain no '/'")
         return value
 
 

@@ -30,7 +30,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from evaflow_core.registry import Registry
-from tasks.config import ConfigError, SystemSpec
+from tasks.systems.spec import ConfigError, SystemSpec
 
 BUILTIN_DIR = Path(__file__).resolve().parent / "catalogue"
 PATH_ENV = "EVAFLOW_SYSTEMS_PATH"

@@ -85,26 +85,3 @@ def test_same_seed_gives_identical_metric_tables(
     pd.testing.assert_frame_equal(
         stable_metrics(store, run_id), stable_metrics(Store(str(tmp_path)), "r2")
     )
-
-
-@pytest.mark.timeout(600)
-def test_dask_cluster_gives_the_same_tables_as_threads(
-    first_run: tuple[Store, str], eva_root: Path, tmp_path: Path
-) -> None:
-    from distributed import LocalCluster
-
-    store, run_id = first_run
-    with LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
-    ) as cluster:
-        config = text_config(
-            eva_root,
-            tmp_path,
-            run_id="dask",
-            runner={"kind": "dask", "dask_address": cluster.scheduler_address},
-        )
-        summary = run_benchmark(config)
-    assert summary.simulated_trials == 8
-    pd.testing.assert_frame_equal(
-        stable_metrics(store, run_id), stable_metrics(Store(str(tmp_path)), "dask")
-    )

@@ -6,7 +6,7 @@
    perturbation, agent), from the attempts' ``stage_seconds``.
 2. **Real-time timing error vs concurrency** (1, 8, 32, 64 calls at once, spread over
    ``loops_for(n)`` processes of up to ``CALLS_PER_LOOP`` calls each): the harness
-   calls the ``delay`` agent (:mod:`tasks.simulate.fault_agents`), served from a separate
+   calls the ``delay`` agent (:mod:`tasks.simulate.faults.fault_agents`), served from a separate
    process, which answers every caller turn after a known delay (0.8, 1.2 or 1.6 s) and
    reports the delay it achieved. Per turn: measured latency minus the injected delay and
    minus the agent's report (p50/p99 of the absolute error); per call: how late the
@@ -103,7 +103,7 @@ def start_delay_agent() -> tuple[subprocess.Popen[str], str]:
 
 
 def serve_delay_agent() -> None:
-    from tasks.simulate.fault_agents import serve_fault_agent
+    from tasks.simulate.faults.fault_agents import serve_fault_agent
 
     async def main() -> None:
         async with serve_fault_agent("delay", delays_s=DELAYS_S, reply_s=1.0) as url:
@@ -121,8 +121,8 @@ def _percentile(values: list[float], q: float) -> float | None:
 
 
 async def _calls(url: str, n: int, seconds: float, cache: Path) -> list[Any]:
+    from tasks.simulate.clocks.realtime import simulate_realtime_async
     from tasks.simulate.config import SimulationConfig
-    from tasks.simulate.realtime import simulate_realtime_async
 
     scenario = pack_scenarios(1)[0]
     config = SimulationConfig(

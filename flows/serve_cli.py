@@ -42,7 +42,7 @@ def serve_agent_command(
     Each call's tools come from the tool bridge named in its ``start`` message. Prints
     ``listening on ws://HOST:PORT`` once ready.
     """
-    from tasks.simulate.serve import ServeError, serve_agent
+    from tasks.simulate.wire.serve import ServeError, serve_agent
 
     try:
         serve_agent(agent, host=host, port=port, params=_params(param))

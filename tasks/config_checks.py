@@ -49,7 +49,7 @@ def condition_problems(config: BenchmarkConfig) -> list[str]:
 
 def system_problems(config: BenchmarkConfig) -> list[str]:
     from tasks.simulate.agents import AGENTS, UnsupportedModeError, get_agent
-    from tasks.simulate.external import EXTERNAL, is_url
+    from tasks.simulate.wire.external import EXTERNAL, is_url
 
     problems = []
     for i, system in enumerate(config.systems):

@@ -60,7 +60,7 @@ def clock_used(spec: TrialSpec) -> str:
     """The clock an attempt of ``spec`` runs on: external agents are always real time."""
     if spec.mode != "audio":
         return "none"
-    from tasks.simulate.external import EXTERNAL, is_url, served_out_of_process
+    from tasks.simulate.wire.external import EXTERNAL, is_url, served_out_of_process
 
     agent = spec.system.agent
     external = is_url(agent) or agent == EXTERNAL or served_out_of_process(agent)
@@ -88,7 +88,7 @@ def _failed_record(spec: TrialSpec, attempt: int, error: str) -> AttemptRecord:
 def run_attempt(spec: TrialSpec, scenario: Scenario, attempt: int) -> AttemptResult:
     """Simulate and score one attempt. Never raises: a crash becomes an infra_error row."""
     from tasks.scoring import score_attempt
-    from tasks.simulate_bridge import simulate_attempt
+    from tasks.simulation import simulate_attempt
 
     started = time.perf_counter()
     try:

@@ -1,7 +1,7 @@
 """What a trial is: its spec (one cell of a run), its attempts' results, its seeds.
 
 Pure data (no Prefect, no simulation): the trial loop (``tasks.trial``), the glue to the
-simulator (``tasks.simulate_bridge``), scoring and the writer all import it from here, so
+simulator (``tasks.simulation``), scoring and the writer all import it from here, so
 none of them imports the loop that calls them.
 """
 

@@ -38,7 +38,7 @@ import pytest
 from scenarios.chaining import IdChainer
 from scenarios.models import Scenario
 from scenarios.schema import function_name
-from tasks.simulate.script import build_script
+from tasks.simulate.dialogue.script import build_script
 
 _ids = itertools.count(1)
 

@@ -8,7 +8,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from perturbations.audio import VoiceSpec
-from tasks.simulate.clock import VirtualTiming
+from tasks.simulate.clocks.clock import VirtualTiming
 from tasks.voice.stt import SttSpec
 
 

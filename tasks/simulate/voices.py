@@ -28,12 +28,12 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from perturbations.audio import VoiceSpec
 from scenarios.models import AgentConfig, Scenario
-from tasks.simulate.caller import CLOSING, FAILURE_CLOSING, REPEAT_REQUEST
+from tasks.simulate.caller.caller import CLOSING, FAILURE_CLOSING, REPEAT_REQUEST
 from tasks.simulate.channel import CallerChannel
 from tasks.simulate.config import SimulationConfig
-from tasks.simulate.policy import CLOSING as AGENT_CLOSING
-from tasks.simulate.policy import GIVE_UP, GREETING
-from tasks.simulate.script import build_script
+from tasks.simulate.dialogue.script import build_script
+from tasks.simulate.reference.policy import CLOSING as AGENT_CLOSING
+from tasks.simulate.reference.policy import GIVE_UP, GREETING
 from tasks.spoken import render_spoken
 from tasks.voice.corpus import domain_corpus, name_sentences
 from tasks.voice.stt import Recognizer, SttSpec

@@ -6,7 +6,7 @@ virtual clock. A decoder keeps state between utterances (its live cepstral mean)
 used one decodes differently from a new one; ``Decoder.reinit_feat()`` rebuilds that
 state from the configuration, and a reset decoder decodes exactly as a new one (checked
 on hypotheses, scores and the mean after every utterance of a mixed LM/grammar
-sequence, and by ``tests/tasks/simulate/test_speed_determinism.py`` on whole calls).
+sequence, and by ``tests/tasks/simulate/clocks/test_speed_determinism.py`` on whole calls).
 
 Only recognisers whose backend can be reset this way are pooled; any other is built anew
 each time. A recogniser is checked out by one call at a time.

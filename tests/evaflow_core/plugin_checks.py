@@ -21,7 +21,7 @@ from tasks.judges.base import JUDGES, JudgeTask, make_judge
 from tasks.metrics.base import default_metrics
 from tasks.simulate.agents import AGENTS
 from tasks.simulate.callers import CALLERS
-from tasks.simulate.fault_agents import serve_fault_agent
+from tasks.simulate.faults.fault_agents import serve_fault_agent
 from tasks.voice.stt import Recognizer, SttSpec
 from tasks.voice.tts import synthesize
 

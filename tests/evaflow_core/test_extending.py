@@ -67,7 +67,7 @@ def evaflow_registries() -> list[Registry]:
     import tasks.metrics.base
     import tasks.simulate.agents
     import tasks.simulate.callers
-    import tasks.simulate.fault_agents
+    import tasks.simulate.faults.fault_agents
     import tasks.voice.stt
     import tasks.voice.tts
 
@@ -83,7 +83,7 @@ def evaflow_registries() -> list[Registry]:
         perturbations.noise.NOISE_GENERATORS,
         tasks.voice.stt.STT_ENGINES,
         tasks.voice.tts.TTS_ENGINES,
-        tasks.simulate.fault_agents.FAULT_AGENTS,
+        tasks.simulate.faults.fault_agents.FAULT_AGENTS,
     ]
 
 

@@ -34,7 +34,7 @@ from tasks.voice.vad import EnergyVAD, VadConfig
 Brain = Callable[[list[dict[str, Any]]], dict[str, Any]]
 Encoding = Literal["pcm16", "g711_ulaw"]
 
-ENDPOINT_MS = 600  # silence that ends a caller turn (tasks.simulate.cascade's default)
+ENDPOINT_MS = 600  # silence that ends a caller turn (tasks.simulate.reference.cascade's default)
 MIN_SPEECH_MS = 250  # shorter bursts are noise, not a turn
 PREROLL_MS = 200
 # The reference cascade's agent voice (tasks.simulate.config.SimulationConfig.agent_voice).

@@ -2,7 +2,7 @@
 
 ``next_message(scenario, messages)`` returns the next assistant message of an OpenAI
 chat-completions conversation. It is stateless: a fresh
-:class:`tasks.simulate.policy.ReferencePolicy` is run over the history each time, one
+:class:`tasks.simulate.reference.policy.ReferencePolicy` is run over the history each time, one
 ``respond(heard)`` per user message, where ``heard`` is the user message's text - what the
 caller said AS TRANSCRIBED by the pipeline under test. The policy's tool calls are answered
 from the history's tool messages, in order; the first call the history has not answered
@@ -26,7 +26,7 @@ from typing import Any
 
 from scenarios.models import Scenario
 from scenarios.schema import function_name_map
-from tasks.simulate.policy import ReferencePolicy
+from tasks.simulate.reference.policy import ReferencePolicy
 
 NOT_EXECUTED = {
     "status": "error",

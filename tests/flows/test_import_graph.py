@@ -18,7 +18,7 @@ GUARDED = {
     "tasks.trial",
     "tasks.trial_spec",
     "tasks.scoring",
-    "tasks.simulate_bridge",
+    "tasks.simulation",
     "tasks.writer",
     "tasks.store",
     "tasks.tables",

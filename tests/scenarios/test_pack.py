@@ -213,9 +213,9 @@ def test_caller_supplied_values_are_said_before_they_are_used(pack: list[Scenari
 
 def test_text_mode_simulation_follows_every_script(pack: list[Scenario]) -> None:
     """Our scripted caller and reference agent complete every record exactly as written."""
-    text_mode = pytest.importorskip("tasks.simulate.text_mode")
+    text_mode = pytest.importorskip("tasks.simulate.clocks.text_mode")
     config = pytest.importorskip("tasks.simulate.config")
-    caller = pytest.importorskip("tasks.simulate.caller")
+    caller = pytest.importorskip("tasks.simulate.caller.caller")
     for scenario in pack:
         record = text_mode.simulate_text(scenario, config.SimulationConfig())
         said = [t.intended_text for t in record.turns if t.role == "user"]

@@ -22,7 +22,7 @@ from evaflow_core.registry import Registry
 from scenarios.models import Scenario
 from tasks.simulate.config import SimulationConfig
 from tasks.simulate.meter import ComputeMeter
-from tasks.simulate.policy import AgentReply
+from tasks.simulate.reference.policy import AgentReply
 
 
 class AgentContext(BaseModel):

@@ -10,7 +10,7 @@ from __future__ import annotations
 from contextlib import AbstractAsyncContextManager
 
 from tasks.simulate.agents import AGENTS, AgentContext, UnsupportedModeError
-from tasks.simulate.fault_agents import ECHO_TURNS, EchoSession
+from tasks.simulate.faults.fault_agents import ECHO_TURNS, EchoSession
 
 
 @AGENTS.register("echo")
@@ -23,5 +23,5 @@ class EchoAgent:
     def serve(self, ctx: AgentContext) -> AbstractAsyncContextManager[str]:
         raise UnsupportedModeError(
             "agent 'echo' runs in text mode; over audio serve the 'echo' fault agent "
-            "(tasks.simulate.fault_agents.serve_fault_agent) and call its ws:// URL"
+            "(tasks.simulate.faults.fault_agents.serve_fault_agent) and call its ws:// URL"
         )

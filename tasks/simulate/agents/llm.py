@@ -33,7 +33,6 @@ from tasks.llm_client import (
 )
 from tasks.records import TimelineEvent
 from tasks.simulate.agents import AGENTS, AgentContext
-from tasks.simulate.gateway import ToolGateway
 from tasks.simulate.llm_prompts import (
     GENERIC_ERROR_SENTENCE,
     GREETING,
@@ -44,7 +43,8 @@ from tasks.simulate.llm_prompts import (
     agent_system_prompt,
     prompt_hash,
 )
-from tasks.simulate.policy import AgentReply
+from tasks.simulate.reference.policy import AgentReply
+from tasks.simulate.tools.gateway import ToolGateway
 
 VERSION = "0.1"
 
@@ -233,6 +233,6 @@ class LLMAgent:
         return LLMAgentSession(ctx, params)
 
     def serve(self, ctx: AgentContext) -> AbstractAsyncContextManager[str]:
-        from tasks.simulate.cascade import serve_cascade
+        from tasks.simulate.reference.cascade import serve_cascade
 
         return serve_cascade(ctx, self.text_session(ctx))

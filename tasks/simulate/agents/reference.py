@@ -5,7 +5,7 @@ from __future__ import annotations
 from contextlib import AbstractAsyncContextManager
 
 from tasks.simulate.agents import AGENTS, AgentContext
-from tasks.simulate.policy import ReferencePolicy
+from tasks.simulate.reference.policy import ReferencePolicy
 
 
 @AGENTS.register("reference")
@@ -16,6 +16,6 @@ class ReferenceAgent:
         return ReferencePolicy(ctx.scenario, ctx.tools)
 
     def serve(self, ctx: AgentContext) -> AbstractAsyncContextManager[str]:
-        from tasks.simulate.cascade import serve_reference
+        from tasks.simulate.reference.cascade import serve_reference
 
         return serve_reference(ctx)

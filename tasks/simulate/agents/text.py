@@ -5,7 +5,7 @@ from __future__ import annotations
 from contextlib import AbstractAsyncContextManager
 
 from tasks.simulate.agents import AGENTS, AgentContext, UnsupportedModeError
-from tasks.simulate.policy import ReferencePolicy
+from tasks.simulate.reference.policy import ReferencePolicy
 
 
 @AGENTS.register("text")

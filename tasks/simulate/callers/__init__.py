@@ -16,7 +16,7 @@ from typing import Protocol
 
 from evaflow_core.registry import Registry
 from scenarios.models import Scenario
-from tasks.simulate.caller import CallerTurn
+from tasks.simulate.caller.caller import CallerTurn
 from tasks.simulate.config import SimulationConfig
 
 

@@ -22,10 +22,11 @@ from pydantic import ConfigDict, Field
 from scenarios.models import Scenario
 from tasks.llm_client import ChatClient, ChatEndpoint, ChatResult, parse_endpoint_params
 from tasks.records import TimelineEvent
-from tasks.simulate.caller import CallerTurn, information_items
+from tasks.simulate.caller.caller import CallerTurn, information_items
 from tasks.simulate.callers import CALLERS
 from tasks.simulate.config import SimulationConfig
-from tasks.simulate.cues import says_goodbye
+from tasks.simulate.dialogue.cues import says_goodbye
+from tasks.simulate.dialogue.slots import signature, tokens
 from tasks.simulate.llm_prompts import (
     CALLER_ACCEPTED,
     CALLER_FINAL_GOODBYE,
@@ -37,7 +38,6 @@ from tasks.simulate.llm_prompts import (
     end_call_tool,
     prompt_hash,
 )
-from tasks.simulate.slots import signature, tokens
 
 VERSION = "0.1"
 # Shorter values ("yes", "1") would be found by accident inside ordinary words.

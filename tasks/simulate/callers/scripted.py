@@ -1,9 +1,9 @@
-"""``scripted``: the offline default caller (see :mod:`tasks.simulate.caller`)."""
+"""``scripted``: the offline default caller (see :mod:`tasks.simulate.caller.caller`)."""
 
 from __future__ import annotations
 
 from scenarios.models import Scenario
-from tasks.simulate.caller import ScriptedCaller
+from tasks.simulate.caller.caller import ScriptedCaller
 from tasks.simulate.callers import CALLERS
 from tasks.simulate.config import SimulationConfig
 

@@ -17,7 +17,7 @@ from pipecat.adapters.llm.schemas.tools_schema import ToolsSchema
 from pipecat.services.llm_service import FunctionCallParams
 
 PARAM_TOOLS_URL = (
-    "tools_url"  # one home: tasks.simulate.bridge (imported names would pull in uvicorn)
+    "tools_url"  # one home: tasks.simulate.tools.bridge (imported names would pull in uvicorn)
 )
 PARAM_TOKEN = "tools_token"
 TIMEOUT_S = 10.0

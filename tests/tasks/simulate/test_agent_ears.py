@@ -17,7 +17,7 @@ import pytest
 from scenarios.loader import load_eva_scenarios, load_scenario_dir
 from scenarios.models import AgentConfig, Scenario
 from tasks.simulate import voices
-from tasks.simulate.script import build_script
+from tasks.simulate.dialogue.script import build_script
 from tasks.spoken import extract_entities
 from tasks.spoken.words import SPOKEN_VOCABULARY
 from tasks.voice.corpus import NAME_TEMPLATES, domain_corpus, generic_names

@@ -15,6 +15,7 @@ from scenarios.schema import openai_tool_schemas
 from tasks.simulate import SimulationConfig, simulate
 from tasks.simulate.agents import AGENTS, AgentContext, get_agent
 from tasks.simulate.agents.llm import LLMAgentParams, LLMAgentSession
+from tasks.simulate.clocks.record import new_gateway
 from tasks.simulate.llm_prompts import (
     GENERIC_ERROR_SENTENCE,
     GREETING,
@@ -23,7 +24,6 @@ from tasks.simulate.llm_prompts import (
     TRANSFER_SENTENCE,
     spoken_now,
 )
-from tasks.simulate.record import new_gateway
 from tests.fake_llm import (
     FakeChatServer,
     FakeResponse,

@@ -130,7 +130,7 @@ def test_nested_calls_are_charged_once() -> None:
 
 def test_sessions_say_how_their_turns_are_charged() -> None:
     from tasks.simulate.agents.llm import LLMAgentSession
-    from tasks.simulate.cascade import policy_compute_kind
+    from tasks.simulate.reference.cascade import policy_compute_kind
 
     assert policy_compute_kind(object()) == "cpu"  # the reference policy: local compute
     assert policy_compute_kind(LLMAgentSession) == "wall"  # waits on a model endpoint

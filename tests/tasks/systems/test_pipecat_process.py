@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from scenarios.loader import load_eva_scenarios
+from tasks.simulate.clocks.realtime import simulate_realtime_async
 from tasks.simulate.config import SimulationConfig
-from tasks.simulate.realtime import simulate_realtime_async
 from tasks.systems.pipecat_process import VENV_ENV, BotProcess, BotStartError, bot_python
 
 OFFLINE = {

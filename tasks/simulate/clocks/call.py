@@ -1,0 +1,410 @@
+"""The caller side of an audio call on the virtual clock (the harness is the client).
+
+Each 20 ms tick the harness sends one caller frame (speech or open-mic ambience), sends a
+``sync`` and waits for its echo; everything the agent sends meanwhile is stamped with the
+call time at which it arrived (tick start + the agent's compute, timed as
+:mod:`tasks.simulate.clocks.clock` says). Agent audio is
+buffered and played out at 20 ms per tick, like a phone network does, so a slow agent is
+heard late. Both directions go through a VAD; those segments are the timeline.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from websockets.asyncio.client import ClientConnection
+from websockets.exceptions import ConnectionClosed
+
+from perturbations.audio import Clip, VoiceSpec
+from tasks.records import EndReason, TimelineEvent
+from tasks.simulate.caller.caller import CallerTurn
+from tasks.simulate.callers import CallerPolicy
+from tasks.simulate.channel import AmbientFeed, CallerChannel
+from tasks.simulate.clocks.clock import FRAME_S, VirtualClock
+from tasks.simulate.clocks.timeline import CallLog, UtteranceLog
+from tasks.simulate.clocks.tracks import CLEAN_RATE, CallTracks
+from tasks.simulate.config import SimulationConfig
+from tasks.simulate.meter import ComputeMeter
+from tasks.simulate.tools.gateway import EngineGateway
+from tasks.simulate.voices import CallerStyle, speakable
+from tasks.simulate.wire import protocol as wire
+from tasks.voice.stt import Recognizer
+from tasks.voice.telephony import FRAME_BYTES, WIRE_RATE, resample, to_wire, wire_samples
+from tasks.voice.tts import synthesize
+from tasks.voice.vad import EnergyVAD, VadEvent
+
+CLEAN_FRAME = CLEAN_RATE // 50
+WIRE_FRAME = WIRE_RATE // 50
+AGENT_DONE_S = 0.3  # quiet this long after the agent's audio ends: its turn is over
+
+
+class CallEnded(Exception):
+    def __init__(self, reason: EndReason, error: str | None = None) -> None:
+        super().__init__(error or reason)
+        self.reason: EndReason = reason
+        self.error = error
+
+
+@dataclass
+class _Utterance:
+    turn: CallerTurn
+    spoken: str
+    wire: list[bytes]
+    clean: list[np.ndarray]
+    start_at: float | None
+    sent: int = 0
+
+
+@dataclass
+class _Heard:
+    """What the caller has heard of the agent since it last spoke."""
+
+    frames: list[np.ndarray] = field(default_factory=list)
+    spoke: bool = False
+    speech_start: float | None = None
+    last_audio: float = -1.0
+    barged: bool = False
+    # Finished agent segments are recognised in the background while the call goes on;
+    # ``cut`` is how many frames those tasks cover.
+    pending: list[asyncio.Future[str]] = field(default_factory=list)
+    cut: int = 0
+
+
+class CallerSide:
+    """Runs one call: caller behaviour, playout, VAD and the call log."""
+
+    def __init__(
+        self,
+        ws: ClientConnection,
+        caller: CallerPolicy,
+        style: CallerStyle,
+        voice: VoiceSpec,
+        recognizer: Recognizer,
+        channel: CallerChannel,
+        gateway: EngineGateway,
+        config: SimulationConfig,
+        rng: random.Random,
+        meter: ComputeMeter | None = None,
+    ) -> None:
+        self.ws, self.caller, self.style, self.voice = ws, caller, style, voice
+        self.recognizer, self.channel, self.gateway = recognizer, channel, gateway
+        self.config, self.rng = config, rng
+        # ``meter``: the agent's, when it is in-process (see tasks.simulate.clocks.clock).
+        timing = config.virtual_timing if meter is not None else "wall"
+        self.clock = VirtualClock(timing, meter)
+        self.stream_sid = f"MZ{rng.getrandbits(64):016x}"
+        self.ambient = AmbientFeed(channel, CLEAN_RATE, CLEAN_FRAME)
+        self.playout: deque[tuple[str, Any, float]] = deque()
+        self.tracks = CallTracks()
+        self.log = CallLog()
+        self.events: list[TimelineEvent] = []
+        self.caller_vad, self.agent_vad = EnergyVAD(), EnergyVAD()
+        self.current: _Utterance | None = None
+        self.heard = _Heard()
+        self.waiting_since = 0.0
+        self.turns = 0
+        self.caller_ended = False
+        self.stage_seconds: dict[str, float] = {
+            "tts": 0.0,
+            "stt": 0.0,
+            "perturb": 0.0,
+            "agent": 0.0,
+        }
+
+    # ------------------------------------------------------------------ the tick loop
+
+    async def run(self) -> tuple[EndReason, str | None, float]:
+        for message in wire.start_messages(self.stream_sid, f"CA{self.stream_sid[2:]}", {}):
+            await self.ws.send(message)
+        tick = 0
+        try:
+            while True:
+                t = round(tick * FRAME_S, 6)
+                if t >= self.config.max_duration_s:
+                    raise CallEnded("max_duration")
+                await self._tick(tick, t)
+                tick += 1
+        except CallEnded as ended:
+            await self._hang_up(ended)
+            return ended.reason, ended.error, tick * FRAME_S
+
+    async def _tick(self, tick: int, t: float) -> None:
+        self.clock.start_tick(tick)
+        caller_wire, clean, finished = await self._caller_frame(t)
+        await self.ws.send(
+            wire.media_message(self.stream_sid, caller_wire, int(t * 1000), tick + 1)
+        )
+        if finished is not None:
+            await self._send(
+                wire.UserSpeechStop(
+                    event="user_speech_stop",
+                    streamSid=self.stream_sid,
+                    timestamp_ms=int((t + FRAME_S) * 1000),
+                )
+            )
+        await self._send(
+            wire.Sync(
+                event="sync",
+                streamSid=self.stream_sid,
+                sync=wire.SyncInfo(tick=tick, timestamp_ms=int(t * 1000)),
+            )
+        )
+        waited = time.perf_counter()
+        await self._pump(tick)
+        self.stage_seconds["agent"] += time.perf_counter() - waited
+        agent_pcm = await self._play(t)
+        caller_pcm = wire_samples(caller_wire)
+        self.tracks.add_tick(caller_pcm, clean, agent_pcm)
+        self._vad(self.caller_vad.process_samples(clean, CLEAN_RATE), "caller")
+        self._vad(self.agent_vad.process_samples(agent_pcm, WIRE_RATE), "agent")
+        if finished is not None:
+            self._finish_utterance(finished, t + FRAME_S)
+        await self._listen(t + FRAME_S)
+
+    async def _send(self, message: Any) -> None:
+        try:
+            await self.ws.send(wire.encode(message))
+        except ConnectionClosed as exc:
+            raise CallEnded("agent_disconnected", f"agent closed the socket: {exc}") from None
+
+    # ------------------------------------------------------------------ caller speech
+
+    async def _caller_frame(self, t: float) -> tuple[bytes, np.ndarray, _Utterance | None]:
+        utt = self.current
+        if utt is not None and utt.sent == 0 and utt.start_at is not None and t >= utt.start_at:
+            self.turns += 1
+            self.gateway.turn_id = self.turns
+            self.log.utterances.append(
+                UtteranceLog(
+                    turn_id=self.turns, text=utt.spoken, start_s=round(t, 6), end_s=round(t, 6)
+                )
+            )
+            await self._send(
+                wire.UserSpeechStart(
+                    event="user_speech_start", streamSid=self.stream_sid, timestamp_ms=int(t * 1000)
+                )
+            )
+        if utt is not None and utt.start_at is not None and t >= utt.start_at:
+            frame_wire, frame_clean = utt.wire[utt.sent], utt.clean[utt.sent]
+            utt.sent += 1
+            return frame_wire, frame_clean, utt if utt.sent == len(utt.wire) else None
+        ambient = self.ambient.next_frame()
+        return to_wire(Clip(ambient, CLEAN_RATE)), np.zeros(CLEAN_FRAME, np.float32), None
+
+    def _finish_utterance(self, utt: _Utterance, t_end: float) -> None:
+        self.log.utterances[-1].end_s = round(t_end, 6)
+        self.current = None
+        self.heard = _Heard()
+        self.waiting_since = t_end
+        if utt.turn.end_call:
+            self.caller_ended = True
+            raise CallEnded("goodbye")
+
+    async def _prepare(self, turn: CallerTurn, start_at: float | None) -> _Utterance:
+        spoken = speakable(turn.text, self.rng, self.style.disfluency)
+        began = time.perf_counter()
+        tts = await asyncio.to_thread(synthesize, spoken, self.voice)
+        clean = await asyncio.to_thread(resample, tts, CLEAN_RATE)
+        self.stage_seconds["tts"] += time.perf_counter() - began
+        began = time.perf_counter()
+        sent = await asyncio.to_thread(self.channel.speech, clean)
+        payload = await asyncio.to_thread(to_wire, sent)
+        self.stage_seconds["perturb"] += time.perf_counter() - began
+        n = -(-len(payload) // FRAME_BYTES)
+        payload = payload.ljust(n * FRAME_BYTES, b"\xff")
+        samples = np.pad(clean.samples, (0, n * CLEAN_FRAME - clean.samples.size))
+        return _Utterance(
+            turn=turn,
+            spoken=spoken,
+            wire=[payload[i * FRAME_BYTES : (i + 1) * FRAME_BYTES] for i in range(n)],
+            clean=[samples[i * CLEAN_FRAME : (i + 1) * CLEAN_FRAME] for i in range(n)],
+            start_at=start_at,
+        )
+
+    # ------------------------------------------------------------------ listening
+
+    async def _listen(self, t: float) -> None:
+        """Decide whether the caller speaks now, later, or not yet."""
+        heard, utt = self.heard, self.current
+        agent_talking = self.agent_vad.in_speech or bool(self.playout)
+        if utt is not None:
+            if utt.sent == 0 and agent_talking:
+                utt.start_at = None  # the agent went on talking: wait for it
+            elif utt.start_at is None and not agent_talking:
+                utt.start_at = t + self.rng.uniform(*self.style.pause_s)
+            return
+        if heard.spoke and not agent_talking and t - heard.last_audio >= AGENT_DONE_S:
+            await self._respond(t, t + self.rng.uniform(*self.style.pause_s))
+        elif self._barge_in_due(t):
+            heard.barged = True
+            await self._respond(t, t)
+        elif not heard.spoke and t - self.waiting_since >= self.config.agent_timeout_s:
+            raise CallEnded(
+                "agent_timeout", f"no agent speech for {self.config.agent_timeout_s:.0f} s"
+            )
+
+    def _barge_in_due(self, t: float) -> bool:
+        after, heard = self.style.barge_in_after_s, self.heard
+        return (
+            after is not None
+            and not heard.barged
+            and heard.speech_start is not None
+            and self.agent_vad.in_speech
+            and t - heard.speech_start >= after
+        )
+
+    def _recognize_later(self, frames: list[np.ndarray]) -> asyncio.Future[str]:
+        audio = np.concatenate(frames).astype(np.float32) if frames else np.zeros(1, np.float32)
+        return asyncio.ensure_future(
+            asyncio.to_thread(self.recognizer.recognize, Clip(audio, WIRE_RATE))
+        )
+
+    def _segment_heard(self) -> None:
+        """An agent segment ended: start recognising it while the call goes on."""
+        heard = self.heard
+        if self.current is None and heard.cut < len(heard.frames):
+            heard.pending.append(self._recognize_later(heard.frames[heard.cut :]))
+            heard.cut = len(heard.frames)
+
+    async def _heard_text(self) -> str:
+        heard = self.heard
+        if heard.cut < len(heard.frames) and (self.agent_vad.in_speech or not heard.pending):
+            heard.pending.append(self._recognize_later(heard.frames[heard.cut :]))
+            heard.cut = len(heard.frames)
+        began = time.perf_counter()
+        texts = [await task for task in heard.pending]
+        self.stage_seconds["stt"] += time.perf_counter() - began
+        return " ".join(t for t in texts if t)
+
+    async def _respond(self, t: float, start_at: float) -> None:
+        if self.turns >= self.config.max_turns:
+            raise CallEnded("max_duration", f"caller turn limit {self.config.max_turns} reached")
+        text = await self._heard_text()
+        # Filed under the agent turn it was heard in, which began when its speech began.
+        heard_at = self.heard.speech_start if self.heard.speech_start is not None else t
+        self.log.caller_heard.append((min(heard_at, t), text))
+        # An LLM caller makes a blocking HTTP call: keep the event loop (and pacing) free.
+        turn = await asyncio.to_thread(self.caller.respond, text)
+        self.events.append(
+            TimelineEvent(
+                t_s=round(t, 3),
+                source="caller",
+                kind="decide",
+                data={"kind": turn.kind, "heard": text},
+            )
+        )
+        self.current = await self._prepare(turn, start_at)
+        self.heard = _Heard(spoke=False, barged=self.heard.barged)
+
+    # ------------------------------------------------------------------ the agent's side
+
+    async def _pump(self, tick: int) -> None:
+        """Handle agent messages until it echoes this tick's sync."""
+        while True:
+            # Wall time on purpose: a hung agent charges no compute, yet must be cut off.
+            left = self.config.sync_timeout_s - self.clock.wall_elapsed()
+            try:
+                raw = await asyncio.wait_for(self.ws.recv(), timeout=max(left, 0.001))
+            except TimeoutError:
+                raise CallEnded(
+                    "agent_timeout",
+                    f"agent did not acknowledge tick {tick} within "
+                    f"{self.config.sync_timeout_s:.0f} s (virtual clock needs sync echoes)",
+                ) from None
+            except ConnectionClosed as exc:
+                raise CallEnded("agent_disconnected", f"agent closed the socket: {exc}") from None
+            if self._receive(wire.parse_agent_message(raw), self.clock.now()) == tick:
+                return
+
+    def _receive(self, message: Any, at: float) -> int | None:
+        if isinstance(message, wire.ProtocolError):
+            raise CallEnded("protocol_error", f"{message.reason} ({message.excerpt!r})")
+        if isinstance(message, wire.OtherEvent):
+            self.events.append(
+                TimelineEvent(
+                    t_s=round(at, 3), source="agent", kind=message.event, data=message.data
+                )
+            )
+            return None
+        if message.streamSid != self.stream_sid:
+            raise CallEnded("protocol_error", f"unknown streamSid {message.streamSid!r}")
+        if isinstance(message, wire.Sync):
+            return message.sync.tick
+        if isinstance(message, wire.Media):
+            audio = message.media.audio()
+            for i in range(0, len(audio), FRAME_BYTES):
+                chunk = audio[i : i + FRAME_BYTES].ljust(FRAME_BYTES, b"\xff")
+                self.playout.append(("audio", chunk, at))
+        elif isinstance(message, wire.Mark):
+            self.playout.append(("mark", message.mark.name, at))
+        elif isinstance(message, wire.Clear):
+            self.events.append(TimelineEvent(t_s=round(at, 3), source="agent", kind="clear"))
+            marks = [item for item in self.playout if item[0] == "mark"]
+            self.playout = deque(marks)
+        elif isinstance(message, wire.AgentText):
+            target = (
+                self.log.agent_texts if message.kind == "response" else self.log.agent_transcripts
+            )
+            target.append((at, message.text))
+        elif isinstance(message, wire.EndCall):
+            self.events.append(TimelineEvent(t_s=round(at, 3), source="agent", kind="end_call"))
+            raise CallEnded("goodbye", "the agent ended the call")
+        return None
+
+    async def _play(self, t: float) -> np.ndarray:
+        """This tick's agent audio from the playout buffer (silence if none is due)."""
+        await self._echo_marks()
+        pcm = np.zeros(WIRE_FRAME, np.float32)
+        if self.playout and self.playout[0][0] == "audio" and self.playout[0][2] <= t:
+            _, chunk, _ = self.playout.popleft()
+            pcm = wire_samples(chunk)
+            self.heard.frames.append(pcm)
+            self.heard.last_audio = t + FRAME_S
+            await self._echo_marks()
+        return pcm
+
+    async def _echo_marks(self) -> None:
+        while self.playout and self.playout[0][0] == "mark":
+            _, name, _ = self.playout.popleft()
+            await self._send(
+                wire.Mark(event="mark", streamSid=self.stream_sid, mark=wire.MarkInfo(name=name))
+            )
+
+    def _vad(self, events: list[VadEvent], source: str) -> None:
+        for event in events:
+            self.events.append(
+                TimelineEvent(
+                    t_s=event.time_s,
+                    source=source,  # type: ignore[arg-type]
+                    kind=event.kind,
+                )
+            )
+            if source == "agent" and event.kind == "speech_start":
+                self.heard.spoke = True
+                if self.heard.speech_start is None:
+                    self.heard.speech_start = event.time_s
+            elif source == "agent" and event.kind == "speech_end":
+                self._segment_heard()
+
+    # ------------------------------------------------------------------ the end
+
+    async def _hang_up(self, ended: CallEnded) -> None:
+        for source, vad in (("caller", self.caller_vad), ("agent", self.agent_vad)):
+            self._vad(vad.flush(), source)
+        if self.current is not None and self.current.sent and self.log.utterances:
+            self.log.utterances[-1].end_s = self.clock.tick_time
+        if ended.reason in ("agent_disconnected",):
+            return
+        with contextlib.suppress(ConnectionClosed, OSError):
+            if self.caller_ended:
+                await self.ws.send(
+                    wire.encode(wire.EndCall(event="end_call", streamSid=self.stream_sid))
+                )
+            await self.ws.send(wire.encode(wire.Stop(event="stop", streamSid=self.stream_sid)))

@@ -64,6 +64,10 @@ AUDIO_TOKENS_PER_S = 32
 PATH = re.compile(
     r"^/ws/google\.ai\.generativelanguage\.v1(alpha|beta)\.GenerativeService\.BidiGenerateContent"
 )
+# Fields of the client messages whose value is a ``google.protobuf.Struct`` (user data).
+STRUCT_FIELDS = frozenset({"response", "args", "parametersJsonSchema", "responseJsonSchema"})
+# ``map<string, Schema>`` fields: the keys are the client's names, the values messages.
+MAP_FIELDS = frozenset({"properties"})
 
 
 def _camel(key: str) -> str:
@@ -72,12 +76,25 @@ def _camel(key: str) -> str:
 
 
 def camel(value: Any) -> Any:
-    """Protobuf JSON accepts both spellings; normalise the client's keys to camelCase."""
-    if isinstance(value, dict):
-        return {_camel(k): camel(v) for k, v in value.items()}
+    """Protobuf JSON accepts both spellings of a field name; normalise the client's field
+    names to camelCase. Only field names: the keys of a ``google.protobuf.Struct`` (a
+    tool's ``response``, a call's ``args``, a JSON schema) and of a map (a schema's
+    ``properties``) are the client's data, which the real API keeps as sent (a tool result's
+    ``error_type`` is not ``errorType`` to the model that reads it)."""
     if isinstance(value, list):
         return [camel(v) for v in value]
-    return value
+    if not isinstance(value, dict):
+        return value
+    out: dict[str, Any] = {}
+    for key, item in value.items():
+        name = _camel(key)
+        if name in STRUCT_FIELDS:
+            out[name] = item
+        elif name in MAP_FIELDS and isinstance(item, dict):
+            out[name] = {k: camel(v) for k, v in item.items()}
+        else:
+            out[name] = camel(item)
+    return out
 
 
 def b64bytes(data: str) -> bytes:
@@ -104,6 +121,10 @@ class LiveSession:
         self.answer: asyncio.Task[None] | None = None
         self.tasks: set[asyncio.Task[None]] = set()
         self.usage_log: list[dict[str, Any]] = []
+        self.instruction = ""
+        # Caller turns enter the history in the order they were spoken, however long
+        # each one's decoding takes (asyncio.Lock wakes its waiters first come, first served).
+        self.hearing = asyncio.Lock()
 
     async def send(self, message: dict[str, Any]) -> None:
         await self.ws.send(json.dumps(message))
@@ -117,7 +138,8 @@ class LiveSession:
             self.setup = first["setup"]
             instruction = self.setup.get("systemInstruction") or {}
             parts = instruction.get("parts") or [] if isinstance(instruction, dict) else []
-            self.dialogue.instruct(" ".join(str(p.get("text") or "") for p in parts))
+            self.instruction = " ".join(str(p.get("text") or "") for p in parts)
+            self.dialogue.instruct(self.instruction)
             await self.send({"setupComplete": {}})
             async for raw in self.ws:
                 await self.handle(camel(json.loads(raw)))
@@ -143,8 +165,8 @@ class LiveSession:
                 clip = decode_audio(b64bytes(blob["data"]), "pcm16", rate)
                 for turn in self.ears.feed(clip):
                     await self.on_turn(turn)
-            if data.get("text"):
-                self.dialogue.user(str(data["text"]))
+            if data.get("text") is not None:
+                self.user_text(str(data["text"]))
                 self.start_answer()
         elif "clientContent" in message:
             content = message["clientContent"]
@@ -152,8 +174,8 @@ class LiveSession:
                 text = " ".join(str(p.get("text") or "") for p in turn.get("parts") or [])
                 if turn.get("role") == "model":
                     self.dialogue.messages.append({"role": "assistant", "content": text})
-                elif text.strip():
-                    self.dialogue.user(text)
+                else:
+                    self.user_text(text)
             if content.get("turnComplete"):
                 self.start_answer()
         elif "toolResponse" in message:
@@ -164,6 +186,17 @@ class LiveSession:
                 self.start_answer()
         else:
             await self.ws.close(1007, f"unknown client message {sorted(message)}")
+
+    def user_text(self, text: str) -> None:
+        """A user text turn, unless it only asks the model to begin: Pipecat seeds a
+        context that holds nothing but the system prompt as a user turn repeating that
+        prompt (plus a blank turn on 2.5 models, a blank ``realtimeInput.text`` nudge on
+        3.x) to make the model speak first. The instruction is already the model's, and
+        taking it for the caller's words would skip the greeting and answer a call
+        nobody has made yet."""
+        said = text.strip()
+        if said and said != self.instruction.strip():
+            self.dialogue.user(text)
 
     async def on_turn(self, turn: TurnEvent) -> None:
         if turn.kind == "start":
@@ -177,10 +210,11 @@ class LiveSession:
 
     async def hear(self, turn: TurnEvent) -> None:
         assert turn.clip is not None
-        text = await self.ears.transcribe(turn.clip, self.dialogue.expectation())
-        if self.setup.get("inputAudioTranscription") is not None:
-            await self.send({"serverContent": {"inputTranscription": {"text": text}}})
-        self.dialogue.user(text, turn.clip.duration_s)
+        async with self.hearing:
+            text = await self.ears.transcribe(turn.clip, self.dialogue.expectation())
+            if self.setup.get("inputAudioTranscription") is not None:
+                await self.send({"serverContent": {"inputTranscription": {"text": text}}})
+            self.dialogue.user(text, turn.clip.duration_s)
         self.start_answer()
 
     def start_answer(self) -> None:

@@ -5,8 +5,9 @@ both ways, transcriptions, a function call, usage, barge-in."""
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pytest
@@ -16,7 +17,7 @@ from tasks.voice.stt import Recognizer, SttSpec
 from tasks.voice.telephony import resample
 from tasks.voice.tts import synthesize
 from tasks.voice.vad import speech_segments
-from tests.fakes.gemini_live import FakeGeminiLive
+from tests.fakes.gemini_live import FakeGeminiLive, LiveSession, camel
 from tests.fakes.test_openai_realtime import CALLER, scripted_brain
 
 genai = pytest.importorskip("google.genai")
@@ -123,3 +124,54 @@ def test_google_genai_live_client_against_the_fake(
     assert audio["AUDIO"] > 0
     assert usage.total_token_count == usage.prompt_token_count + usage.response_token_count
     assert out["barge"][-1].server_content.interrupted is True
+
+
+def test_camel_renames_field_names_but_not_the_clients_data() -> None:
+    message = {
+        "tool_response": {
+            "function_responses": [
+                {"id": "c1", "response": {"error_type": "not_found", "nested": {"a_b": 1}}}
+            ]
+        },
+        "tools": [{"parameters": {"properties": {"confirmation_number": {"max_length": 6}}}}],
+    }
+    out = camel(message)
+    response = out["toolResponse"]["functionResponses"][0]["response"]
+    assert response == {"error_type": "not_found", "nested": {"a_b": 1}}
+    schema = out["tools"][0]["parameters"]["properties"]
+    assert schema == {"confirmation_number": {"maxLength": 6}}
+
+
+class _Socket:
+    """Just enough of a server connection for :meth:`LiveSession.handle`."""
+
+    def __init__(self) -> None:
+        self.sent: list[dict[str, Any]] = []
+
+    async def send(self, raw: str) -> None:
+        self.sent.append(json.loads(raw))
+
+
+def test_a_seed_turn_repeating_the_instruction_is_not_the_caller(recognizer: Recognizer) -> None:
+    """Pipecat seeds a context holding only the system prompt as a user turn with that
+    prompt (and turnComplete) so the model speaks first: the model greets, no caller turn."""
+    prompt = "You are a voice agent for an airline."
+    histories: list[list[dict[str, Any]]] = []
+
+    def brain(messages: list[dict[str, Any]]) -> dict[str, Any]:
+        histories.append(messages)
+        call = {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+        return {"role": "assistant", "content": None, "tool_calls": [call]}
+
+    async def seed() -> None:
+        session = LiveSession(cast(Any, _Socket()), brain, recognizer)
+        session.instruction = prompt
+        session.dialogue.instruct(prompt)
+        turns = [{"role": "user", "parts": [{"text": prompt}]}, {"role": "user", "parts": []}]
+        await session.handle({"clientContent": {"turns": turns, "turnComplete": True}})
+        await session.handle({"realtimeInput": {"text": " "}})  # the 3.x nudge
+        assert session.answer is not None
+        await session.answer
+
+    asyncio.run(seed())
+    assert histories and all(m["role"] != "user" for h in histories for m in h), histories

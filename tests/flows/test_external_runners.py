@@ -10,8 +10,6 @@ politely after one exchange: a short, valid conversation on the real-time clock.
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,8 +20,8 @@ from flows.benchmark import run_benchmark
 from tasks.config import BenchmarkConfig
 from tasks.store import Store
 from tests.fake_llm import FakeChatServer, text_reply
+from tests.fakes.served import served_agent
 
-REPO = Path(__file__).resolve().parents[2]
 GIVE_UP = "Sorry, I'm unable to help with that."
 
 
@@ -32,30 +30,9 @@ def served_llm_agent(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """``evaflow serve-agent llm`` in its own process, its model a fake that gives up."""
     cache = tmp_path_factory.mktemp("served-cache")
     with FakeChatServer(fallback=text_reply(GIVE_UP)) as model:
-        command = [
-            sys.executable,
-            "-c",
-            "from flows.cli import main; main()",
-            "serve-agent",
-            "llm",
-            "--port",
-            "0",
-            "--param",
-            f"base_url={model.base_url}",
-            "--param",
-            "model=fake",
-            "--param",
-            f"cache_dir={cache}",
-        ]
-        process = subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, text=True)
-        try:
-            assert process.stdout is not None
-            line = process.stdout.readline()
-            assert line.startswith("listening on ws://"), line
-            yield line.split()[-1]
-        finally:
-            process.terminate()
-            process.wait(timeout=20)
+        params = {"base_url": model.base_url, "model": "fake", "cache_dir": str(cache)}
+        with served_agent("llm", params) as url:
+            yield url
 
 
 def external_config(store: Path, url: str, runner: dict[str, object]) -> BenchmarkConfig:

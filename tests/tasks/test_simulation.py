@@ -2,27 +2,15 @@
 
 from __future__ import annotations
 
-from tasks.config import CallerSpec, JudgeSpec, SystemSpec
+from tasks.config import SystemSpec
 from tasks.simulation import simulation_config
 from tasks.trial import TrialSpec
+from tests.tasks.specs import trial_spec
 
 
 def spec(params: dict[str, object]) -> TrialSpec:
-    return TrialSpec(
-        run_id="r",
-        system=SystemSpec(name="ref-wall", agent="reference", params=params),
-        domain="itsm",
-        scenario_id="14",
-        condition="clean",
-        trial=0,
-        seed=3,
-        mode="audio",
-        clock="virtual",
-        caller=CallerSpec(),
-        judge=JudgeSpec(),
-        max_attempts=1,
-        max_duration_s=60.0,
-    )
+    system = SystemSpec(name="ref-wall", agent="reference", params=params)
+    return trial_spec(system, domain="itsm", scenario_id="14")
 
 
 def test_virtual_timing_is_a_system_param() -> None:

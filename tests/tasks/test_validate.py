@@ -12,6 +12,7 @@ from tests.tasks.metrics.builders import (
     silent_agent_record,
     text_record,
 )
+from tests.tasks.specs import trial_spec
 
 
 def gate(value: float = 1.0, **kw: object) -> MetricScore:
@@ -201,24 +202,7 @@ def test_agent_caused_failures_on_every_attempt_are_kept_as_an_agent_failure() -
 
 
 def _spec(max_attempts: int):
-    from tasks.config import CallerSpec, JudgeSpec, SystemSpec
-    from tasks.trial import TrialSpec
-
-    return TrialSpec(
-        run_id="r",
-        system=SystemSpec(name="s", agent="reference"),
-        domain="airline",
-        scenario_id="1.1.1",
-        condition="clean",
-        trial=0,
-        seed=3,
-        mode="audio",
-        clock="virtual",
-        caller=CallerSpec(),
-        judge=JudgeSpec(),
-        max_attempts=max_attempts,
-        max_duration_s=60.0,
-    )
+    return trial_spec(max_attempts=max_attempts)
 
 
 @pytest.mark.parametrize(

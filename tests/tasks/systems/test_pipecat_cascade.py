@@ -22,8 +22,11 @@ tool schemas, its function calls ran in the harness's engine), then task complet
 the domain-only recogniser the record is not completed every time (measured: 2 of 3 runs
 with the earlier interim vocabulary; with the generic name list the NATO-spelled code
 "three golf" came out as "friedl"; itsm/18 fails on "are" heard as the letter "r" in
-"the last four are seven two nine four"); so the test runs two calls and requires at least one
-to complete the task (each stored score must match its hash).
+"the last four are seven two nine four"); so the test makes up to two calls and requires one
+to complete the task (each stored score must match its hash). The second call is made only
+when the first did not complete: the mechanics are asserted on every call made, and a
+second completed call would prove nothing the first does not (one real-time call less,
+~90 s of CI, in most runs).
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from flows.benchmark import run_benchmark
@@ -58,17 +62,19 @@ def fake_model(eva_root: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Fake
         yield server
 
 
-def benchmark_config(eva_root: Path, store: Path) -> BenchmarkConfig:
+CALLS = 2  # the honest recogniser does not hear every call well enough
+
+
+def benchmark_config(eva_root: Path, store: Path, call: int) -> BenchmarkConfig:
     return BenchmarkConfig.model_validate(
         {
             "store": str(store),
-            "run_id": "pipecat",
+            "run_id": f"pipecat-{call}",
+            "seed": call,  # another call: other caller and channel draws
             "scenarios": {"eva_root": str(eva_root), "records": [RECORD]},
             "systems": ["pipecat-offline"],
             "conditions": ["clean"],
-            # Two trials: the honest recogniser does not hear every call well enough; the
-            # proof is that at least one call completes the task, all of them run.
-            "trials": 2,
+            "trials": 1,
             "max_attempts": 1,
             "max_duration_s": 150,
             "metrics": ["task_completion"],
@@ -78,15 +84,26 @@ def benchmark_config(eva_root: Path, store: Path) -> BenchmarkConfig:
     )
 
 
+def calls_until_one_completes(eva_root: Path, store: Path) -> pd.DataFrame:
+    """Up to ``CALLS`` one-call runs, stopping at the first that completes the task."""
+    made = []
+    for call in range(CALLS):
+        run_benchmark(benchmark_config(eva_root, store, call))
+        trials = Store(str(store)).read("trials", f"pipecat-{call}")
+        made.append(trials)
+        if (trials["final_db_hash"] == trials["expected_db_hash"]).all():
+            break
+    return pd.concat(made, ignore_index=True)
+
+
 @pytest.mark.timeout(300)
 def test_a_pipecat_process_runs_an_eva_record_over_audio_through_the_bridge(
     eva_root: Path, tmp_path: Path, fake_model: FakeChatServer
 ) -> None:
     started = time.perf_counter()
-    run_benchmark(benchmark_config(eva_root, tmp_path))
+    trials = calls_until_one_completes(eva_root, tmp_path)
     store = Store(str(tmp_path))
-    trials = store.read("trials", "pipecat")
-    assert len(trials) == 2
+    assert 1 <= len(trials) <= CALLS
     for _, row in trials.iterrows():
         assert (row["status"], row["system"], row["clock"]) == (
             "ok",

@@ -8,10 +8,11 @@ import pytest
 
 from scenarios.loader import load_scenario_dir
 from scenarios.models import Scenario
-from tasks.config import CallerSpec, JudgeSpec, SystemSpec
+from tasks.config import SystemSpec
 from tasks.simulate import simulate
 from tasks.simulate.config import SimulationConfig
 from tasks.trial import TrialSpec, clock_used, run_attempt
+from tests.tasks.specs import trial_spec
 
 PACK = Path(__file__).resolve().parents[4] / "scenarios" / "pack"
 
@@ -22,21 +23,8 @@ def scenario() -> Scenario:
 
 
 def spec_for(agent: str, mode: str = "audio", clock: str = "virtual") -> TrialSpec:
-    return TrialSpec(
-        run_id="r",
-        system=SystemSpec(name="mine", agent=agent),
-        domain="airline",
-        scenario_id="x",
-        condition="clean",
-        trial=0,
-        seed=1,
-        mode=mode,
-        clock=clock,
-        caller=CallerSpec(),
-        judge=JudgeSpec(),
-        max_attempts=1,
-        max_duration_s=30,
-    )
+    system = SystemSpec(name="mine", agent=agent)
+    return trial_spec(system, scenario_id="x", seed=1, mode=mode, clock=clock, max_duration_s=30)
 
 
 def test_a_realtime_attempt_that_fails_before_its_call_says_realtime(

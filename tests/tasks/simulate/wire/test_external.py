@@ -6,8 +6,6 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
-import subprocess
-import sys
 import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
@@ -27,8 +25,8 @@ from tasks.simulate.config import SimulationConfig
 from tasks.simulate.dialogue.cues import similarity
 from tasks.simulate.faults.fault_agents import tone
 from tasks.simulate.wire.external import ExternalAgentError, external_url, uses_realtime
+from tests.fakes.served import served_agent
 
-REPO = Path(__file__).resolve().parents[4]
 TOLERANCE_S = 0.020
 
 
@@ -160,26 +158,8 @@ def test_a_ws_url_agent_gets_the_tool_bridge_through_start(
 def served_reference(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """``evaflow serve-agent reference`` as a separate process on a free port."""
     cache = tmp_path_factory.mktemp("served-cache")
-    command = [
-        sys.executable,
-        "-m",
-        "flows",  # the evaflow command
-        "serve-agent",
-        "reference",
-        "--port",
-        "0",
-        "--param",
-        f"cache_dir={cache}",
-    ]
-    process = subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, text=True)
-    try:
-        assert process.stdout is not None
-        line = process.stdout.readline()
-        assert line.startswith("listening on ws://"), line
-        yield line.split()[-1]
-    finally:
-        process.terminate()
-        process.wait(timeout=20)
+    with served_agent("reference", {"cache_dir": str(cache)}) as url:
+        yield url
 
 
 def test_serve_agent_in_its_own_process_matches_its_own_timing(

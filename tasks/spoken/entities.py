@@ -63,7 +63,8 @@ _ENTITY_PATTERNS: list[tuple[EntityType, re.Pattern[str]]] = [
     ("date", re.compile(r"\b\d{1,2}/\d{1,2}/\d{4}\b")),
     ("date", re.compile(rf"\b(?:{_MONTH_RE})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?\b(?:,?\s+\d{{4}}\b)?")),
     ("time", re.compile(r"\b\d{1,2}:\d{2}(?:\s*[AaPp]\.?\s?[Mm]\b\.?)?")),
-    ("time", re.compile(r"\b\d{1,2}\s*[AaPp]\.?\s?[Mm]\b\.?")),
+    # A bare hour with am/pm is 1-12: "0AM" / "13PM" are not clock times.
+    ("time", re.compile(r"\b(?:1[0-2]|0?[1-9])\s*[AaPp]\.?\s?[Mm]\b\.?")),
     ("amount", re.compile(r"\$\s?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d{2})?")),
     ("amount", re.compile(r"\b\d+(?:\.\d{2})?\s+dollars\b", re.IGNORECASE)),
     ("flight_number", re.compile(r"\b[A-Z]{2}\d{1,4}\b")),
@@ -77,8 +78,16 @@ _ENTITY_PATTERNS: list[tuple[EntityType, re.Pattern[str]]] = [
 ]
 
 
+# "ID" is the label of a value, never part of it: "Case ID-48213" holds the number 48213.
+_LABEL_PREFIX = re.compile(r"ID-")
+# A letter glued to a digit ("B12", "12A"): said as two tokens ("B twelve").
+_LETTER_DIGIT = re.compile(r"(?<=[A-Za-z])(?=\d)|(?<=\d)(?=[A-Za-z])")
+
+
 def _valid_entity(kind: EntityType, text: str) -> bool:
     if kind == "code":
+        if _LABEL_PREFIX.match(text):
+            return False
         alnum = re.sub(r"[^A-Z0-9]", "", text)
         # "I-9" or "COVID-19"-like tokens are words, not something a caller spells out.
         return len(alnum) >= 4 and (any(c.isdigit() for c in alnum) or "-" not in text)
@@ -138,6 +147,7 @@ def render_spoken(text: str, code_style: CodeStyle = "letters") -> str:
     joined = "".join(pieces)
     joined = re.sub(r"\$(\d+(?:\.\d+)?)", lambda m: speak_amount(m.group(1)), joined)
     joined = re.sub(r"(\d+)(?:st|nd|rd|th)\b", lambda m: speak_ordinal(int(m.group(1))), joined)
+    joined = _LETTER_DIGIT.sub(" ", joined)
     joined = re.sub(r"\d+(?:\.\d+)?", lambda m: speak_number(m.group(0)), joined.replace(",", ", "))
     return re.sub(r"\s+", " ", joined.replace(" ,", ",")).strip()
 

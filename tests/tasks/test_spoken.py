@@ -256,3 +256,35 @@ def test_spoken_spans_cover_a_spelled_code_with_a_letter(code: str) -> None:
         return  # the article/pronoun and bare times, as in test_code_round_trip
     words = speak_code(code).lower().split()
     assert spoken_spans(words) == [(0, len(words), code)]
+
+
+# --------------------------------------------------------------------------- small shapes
+
+
+def test_a_letter_glued_to_a_number_is_said_as_two_tokens() -> None:
+    assert render_spoken("Gate B12, seat 12A.") == "Gate B twelve, seat twelve A."
+
+
+NUMBER_WORDS = {w for n in range(1000) for w in speak_number(str(n)).replace("-", " ").split()}
+
+
+@FAST
+@given(
+    st.text(alphabet=string.ascii_uppercase, min_size=1, max_size=2),
+    st.integers(0, 999),
+    st.booleans(),
+)
+def test_no_rendered_token_mixes_a_letter_with_a_number_word(
+    letters: str, number: int, letters_first: bool
+) -> None:
+    token = f"{letters}{number}" if letters_first else f"{number}{letters}"
+    spoken = render_spoken(f"go to {token} now")
+    for piece in spoken.replace("-", " ").split()[2:-1]:
+        # Each token is a number word or spelled capitals, never "Btwelve" / "twelveA".
+        assert piece in NUMBER_WORDS or (piece.isalpha() and piece.isupper()), (token, spoken)
+
+
+def test_the_word_id_is_a_label_not_a_code() -> None:
+    found = [(e.type, e.text) for e in extract_entities("Case ID-48213, badge ID-AB12.")]
+    assert found == [("digits", "48213"), ("flight_number", "AB12")]
+    assert extract_entities("Please have your photo ID and booking ID ready.") == []

@@ -21,6 +21,7 @@ from analysis.base import ANALYSES, AnalysisResult, present, skipped
 from analysis.data import RunData
 from analysis.plotting import color_for, save_figure
 from analysis.stats import bootstrap_ci_batched, cell_seed, fit_inverse_sqrt
+from tasks.metrics.base import TOLERANCE
 
 
 class CiVsKConfig(BaseModel):
@@ -48,7 +49,8 @@ def trial_matrix(values: pd.DataFrame) -> np.ndarray:
         index="scenario_id", columns="trial", values="value", aggfunc="first"
     )
     full = table.dropna(axis=0, how="any")
-    return (full.to_numpy(dtype=np.float64) >= 1.0 - 1e-9).astype(np.float64)
+    # A pass is a score at the threshold 1.0 within the spec's comparison tolerance.
+    return (full.to_numpy(dtype=np.float64) >= 1.0 - TOLERANCE).astype(np.float64)
 
 
 def subsample_means(matrix: np.ndarray, k: int, draws: int, seed: int) -> np.ndarray:

@@ -27,6 +27,7 @@ from benchmarks.common import (
 )
 from benchmarks.memory import ChildResult, run_child
 from benchmarks.synthetic import StoreShape
+from tasks.metrics.base import TOLERANCE
 
 GROUP = "store"
 PASS_K = 3
@@ -34,7 +35,7 @@ PASS_AT_K_SQL = f"""
 WITH cells AS (
   SELECT t.system, t.domain, t.condition, t.scenario_id,
          count(v.value) AS n,
-         sum(CASE WHEN v.value >= 1.0 - 1e-9 THEN 1 ELSE 0 END) AS c
+         sum(CASE WHEN v.value >= 1.0 - {TOLERANCE!r} THEN 1 ELSE 0 END) AS c
   FROM trials t
   JOIN (SELECT run_id, attempt_id,
                CASE WHEN error IS NOT NULL OR coalesce(skipped, false) THEN NULL
@@ -55,6 +56,7 @@ GROUP BY system, domain ORDER BY system, domain
 """
 """pass@k / pass^k (k=3) of EVA-A by system and domain, straight from trials + metrics.
 
+A pass is a score at 1.0 within the spec's comparison tolerance (``TOLERANCE``, spec 5.1).
 C(n-c, k) / C(n, k) is computed with ``lgamma`` because DuckDB has no binomial function.
 """
 

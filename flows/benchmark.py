@@ -14,13 +14,14 @@ from prefect.futures import as_completed
 from pydantic import BaseModel, Field
 
 from flows.env import workers_report_here
-from flows.runners import task_runner_for
+from flows.runners import RunnerLifetime
+from scenarios.models import Scenario
 from tasks.config import BenchmarkConfig
 from tasks.config_checks import check_names, load_checked, resume_config, stored_config_json
 from tasks.steps import run_trial_step
 from tasks.store import Store
 from tasks.tables import to_table
-from tasks.trial import TrialResult, expand_trials
+from tasks.trial import TrialResult, TrialSpec, expand_trials
 from tasks.writer import BatchWriter
 
 ProgressFn = Callable[[int, int, TrialResult | None], None]
@@ -128,6 +129,56 @@ def run_benchmark(config: BenchmarkConfig, new_run_if_changed: bool = False) -> 
     """
     started = time.perf_counter()
     phases = _Phases()
+    # The configured runner, not the flow's default one (an unbounded thread pool that would
+    # run every pending trial at once and ignore --workers / --runner dask). A local Dask
+    # cluster starts in the background while the configuration is checked and the records
+    # load, and closes while the run is summarised: workers are idle in neither.
+    with workers_report_here() as api_url, RunnerLifetime(config, api_url) as lifetime:
+        run_id, store, scenarios, pending, skipped = _prepare(config, new_run_if_changed, phases)
+        writer = BatchWriter(store, run_id, config.batch_size)
+        _notify(0, len(pending), None)
+        phases.lap("load")
+        runner = lifetime.ready()
+        phases.lap("start")
+        futures = [
+            runner.submit(run_trial_step, {"spec": s, "scenario": scenarios[s.scenario_key]})
+            for s in pending
+        ]
+        failures = _collect(futures, writer, get_run_logger())
+        phases.lap("trials")
+        lifetime.close_in_background()
+        if failures:
+            raise RuntimeError(
+                f"{len(failures)} trial(s) of run {run_id} failed in their worker; every "
+                "completed trial is stored, re-run the same --run-id to resume"
+            ) from failures[0]
+        from tasks.summary import summarize_run
+
+        aggregates = summarize_run(store, run_id)
+        phases.lap("summarize")
+        report = _write_report(store, run_id) if config.report else None
+        phases.lap("report")
+    phases.lap("stop")  # what closing the runner took beyond summarising and the report
+    trials = store.read("trials", run_id)
+    return RunSummary(
+        run_id=run_id,
+        store=config.store,
+        trials=int(trials["trial_key"].nunique()) if len(trials) else 0,
+        simulated_trials=len(pending),
+        skipped_trials=skipped,
+        attempts=len(trials),
+        valid=int(trials["valid"].sum()) if len(trials) else 0,
+        aggregates=aggregates,
+        report=report,
+        wall_s=time.perf_counter() - started,
+        phase_s=phases.seconds,
+    )
+
+
+def _prepare(
+    config: BenchmarkConfig, new_run_if_changed: bool, phases: _Phases
+) -> tuple[str, Store, dict[str, Scenario], list[TrialSpec], int]:
+    """Checks, resume and records: run id, store, scenarios, pending trials, skipped count."""
     config = config.with_run_id()
     run_id = config.run_id or ""
     from tasks.systems.preflight import preflight
@@ -158,47 +209,7 @@ def run_benchmark(config: BenchmarkConfig, new_run_if_changed: bool = False) -> 
     logger.info(
         "run %s: %d trials, %d already stored", run_id, len(specs), len(specs) - len(pending)
     )
-    writer = BatchWriter(store, run_id, config.batch_size)
-    _notify(0, len(pending), None)
-    phases.lap("load")
-    # The configured runner, not the flow's default one (an unbounded thread pool that would
-    # run every pending trial at once and ignore --workers / --runner dask).
-    with workers_report_here() as api_url, task_runner_for(config, api_url) as runner:
-        phases.lap("start")
-        futures = [
-            runner.submit(run_trial_step, {"spec": s, "scenario": scenarios[s.scenario_key]})
-            for s in pending
-        ]
-        failures = _collect(futures, writer, logger)
-        phases.lap("trials")
-    phases.lap("stop")
-    if failures:
-        raise RuntimeError(
-            f"{len(failures)} trial(s) of run {run_id} failed in their worker; every completed "
-            "trial is stored, re-run the same --run-id to resume"
-        ) from failures[0]
-    from tasks.summary import summarize_run
-
-    aggregates = summarize_run(store, run_id)
-    phases.lap("summarize")
-    report = None
-    if config.report:
-        report = _write_report(store, run_id)
-    phases.lap("report")
-    trials = store.read("trials", run_id)
-    return RunSummary(
-        run_id=run_id,
-        store=config.store,
-        trials=int(trials["trial_key"].nunique()) if len(trials) else 0,
-        simulated_trials=len(pending),
-        skipped_trials=len(specs) - len(pending),
-        attempts=len(trials),
-        valid=int(trials["valid"].sum()) if len(trials) else 0,
-        aggregates=aggregates,
-        report=report,
-        wall_s=time.perf_counter() - started,
-        phase_s=phases.seconds,
-    )
+    return run_id, store, scenarios, pending, len(specs) - len(pending)
 
 
 def _write_report(store: Store, run_id: str) -> str | None:

@@ -13,6 +13,7 @@ with ``prefect_dask``: a task run with its states, reported to the flow's API.
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 from uuid import uuid4
 
@@ -157,3 +158,57 @@ def task_runner_for(config: BenchmarkConfig, api_url: str | None = None) -> Any:
             "env": env,
         }
     )
+
+
+class RunnerLifetime:
+    """The flow's task runner, started and closed off the flow's critical path.
+
+    A local Dask cluster (worker processes that import the trial code) takes seconds to
+    start and to close. It starts in a background thread on entry, while the flow checks
+    its configuration and loads records; ``ready`` waits for it. ``close_in_background``
+    closes it while the run is summarised and reported; leaving the block waits for that
+    (or closes it now, if the flow failed first). Threads cost nothing to start: same path.
+    """
+
+    def __init__(self, config: BenchmarkConfig, api_url: str | None = None) -> None:
+        self.runner = task_runner_for(config, api_url)
+        self._starting: threading.Thread | None = None
+        self._closing: threading.Thread | None = None
+        self._error: BaseException | None = None
+
+    def __enter__(self) -> RunnerLifetime:
+        self.runner.__enter__()
+        if isinstance(self.runner, DaskTaskRunner):
+            self._starting = threading.Thread(target=self._connect, name="dask-start")
+            self._starting.start()
+        return self
+
+    def _connect(self) -> None:
+        try:
+            self.runner.client  # noqa: B018 - the property creates the cluster and client
+        except BaseException as exc:  # noqa: BLE001 - re-raised by ready() on the flow's thread
+            self._error = exc
+
+    def ready(self) -> Any:
+        """The started runner (re-raises what starting it raised)."""
+        if self._starting is not None:
+            self._starting.join()
+        if self._error is not None:
+            raise self._error
+        return self.runner
+
+    def close_in_background(self) -> None:
+        if self._closing is None:
+            self._closing = threading.Thread(target=self._close, name="runner-close")
+            self._closing.start()
+
+    def _close(self) -> None:
+        if self._starting is not None:
+            self._starting.join()  # a cluster still starting is closed once it has started
+        self.runner.__exit__(None, None, None)
+
+    def __exit__(self, *exc_info: Any) -> None:
+        if self._closing is None:
+            self._close()  # the flow failed before its trials were collected
+        else:
+            self._closing.join()

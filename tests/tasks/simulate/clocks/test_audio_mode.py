@@ -25,22 +25,14 @@ from tasks.simulate.clocks.call import CLEAN_FRAME
 from tasks.simulate.clocks.tracks import CLEAN_RATE
 from tasks.simulate.dialogue.script import build_script
 from tasks.simulate.wire import protocol as wire
+from tests.tasks.simulate.clocks.short_calls import first_lines
 
 Handler = Callable[[ServerConnection], Awaitable[None]]
 
 
 def shortened(scenario: Scenario, lines: int) -> Scenario:
     """The record's first ``lines`` caller lines, then a goodbye (read-only flows only)."""
-    trace: list[dict[str, Any]] = []
-    said = 0
-    for event in scenario.expected_trace:
-        if event.get("event_type") == "user_utterance":
-            said += 1
-            if said > lines:
-                break
-        trace.append(event)
-    trace.append({"event_type": "user_utterance", "utterance": "Okay, thank you. Goodbye."})
-    return scenario.model_copy(update={"expected_trace": trace, "expected_db": scenario.initial_db})
+    return first_lines(scenario, lines).model_copy(update={"expected_db": scenario.initial_db})
 
 
 @pytest.fixture(scope="module")

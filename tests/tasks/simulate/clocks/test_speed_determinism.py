@@ -29,6 +29,7 @@ from tasks.simulate import meter as meter_module
 from tasks.voice import telephony
 from tasks.voice.recognizer_pool import POOL
 from tasks.voice.vad import EnergyVAD, VadEvent
+from tests.tasks.simulate.clocks.short_calls import first_lines
 
 REPO_ROOT = Path(__file__).resolve().parents[4]
 
@@ -36,16 +37,7 @@ REPO_ROOT = Path(__file__).resolve().parents[4]
 def short_pack_scenario(key: str, lines: int) -> Scenario:
     """The built-in record's first ``lines`` caller lines, then a goodbye."""
     scenario = next(s for s in load_scenario_dir(REPO_ROOT / "scenarios" / "pack") if s.key == key)
-    trace: list[dict[str, Any]] = []
-    said = 0
-    for event in scenario.expected_trace:
-        if event.get("event_type") == "user_utterance":
-            said += 1
-            if said > lines:
-                break
-        trace.append(event)
-    trace.append({"event_type": "user_utterance", "utterance": "Okay, thank you. Goodbye."})
-    return scenario.model_copy(update={"expected_trace": trace})
+    return first_lines(scenario, lines)
 
 
 def _sha(data: bytes) -> str:

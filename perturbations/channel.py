@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from pydantic import BaseModel
 
 from perturbations.accent import apply_accent
 from perturbations.audio import AudioError, Clip, VoiceSpec
@@ -67,10 +68,20 @@ class Channel:
         self._gap: tuple[int, NoiseStream] | None = None
         self._kind_gap = (-1, 0)  # (gap, samples a kind's ambient hook sent in it)
         self._voice: VoiceSpec | None = None
+        self._kinds = [(k, self._with_noise_dir(p)) for k, p in condition.kinds()]
         # Costly set-up (e.g. a generated noise loop) now, not mid-call on the clock.
-        for kind, params in condition.kinds():
+        for kind, params in self._kinds:
             if kind.prepare is not None:
                 kind.prepare(params)
+
+    def _with_noise_dir(self, params: BaseModel) -> BaseModel:
+        """A kind whose params take a ``noise_dir`` reads recordings from the channel's
+        unless its condition names a directory of its own."""
+        if self.noise_dir is None or "noise_dir" not in type(params).model_fields:
+            return params
+        if getattr(params, "noise_dir", None) is not None:
+            return params
+        return params.model_copy(update={"noise_dir": self.noise_dir})
 
     @property
     def utterances(self) -> int:
@@ -115,7 +126,7 @@ class Channel:
             self._utterances += 1
             if noise is not None:
                 segment = self._stream(clip.rate, "utterance", index).take(clip.n_samples)
-        kinds = self.condition.kinds()
+        kinds = self._kinds
         clip = self._apply_kinds(clip, kinds, index, -math.inf, NOISE_ORDER)
         if noise is not None:
             clip = mix_at_snr(clip, segment, noise.snr_db)
@@ -142,7 +153,7 @@ class Channel:
     def _kind_ambient(self, n: int, rate: int) -> Clip | None:
         """Open-mic audio from the first kind with an ambient hook, seeded per gap like the
         built-in noise: ``(seed, <kind>, "gap", g)`` plus the samples already sent in it."""
-        for kind, params in self.condition.kinds():
+        for kind, params in self._kinds:
             if kind.ambient is not None:
                 with self._lock:
                     gap = self._utterances

@@ -23,6 +23,7 @@ single cursor shared by speech and ambient frames is left out on purpose (``chan
 from __future__ import annotations
 
 from functools import lru_cache
+from pathlib import Path
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -53,6 +54,11 @@ class EvaNoiseParams(BaseModel):
     snr_db: float = Field(default=15.0, ge=-5, le=40, description="Reference default 15 dB.")
     chunk_ms: int = Field(default=100, ge=FRAME_MS, le=2000, description="Mixing chunk.")
     loop_s: float = Field(default=30.0, ge=2, le=120, description="Generated loop length.")
+    noise_dir: Path | None = Field(
+        default=None,
+        description="Directory of <source>.wav recordings (PCM, mono or stereo, any rate; "
+        "resampled to the channel's). Unset: the channel's noise_dir (the simulation's).",
+    )
 
 
 class EvaConnectionParams(BaseModel):
@@ -110,15 +116,17 @@ def _out(samples: np.ndarray, rate: int) -> Clip:
 
 
 @lru_cache(maxsize=8)
-def _loop(source: str, seconds: float, rate: int) -> np.ndarray:
-    """A fixed unit-RMS loop per source, like the reference's recording (read-only)."""
-    loop = np.asarray(load_noise(source, seconds, rate, make_rng("eva_noise", source, "loop")))
+def _loop(source: str, seconds: float, rate: int, noise_dir: Path | None = None) -> np.ndarray:
+    """A fixed unit-RMS loop per source, like the reference's recording (read-only): the
+    user's ``<source>.wav`` in ``noise_dir`` when there is one, else a generated loop."""
+    rng = make_rng("eva_noise", source, "loop")
+    loop = np.asarray(load_noise(source, seconds, rate, rng, noise_dir))
     loop.flags.writeable = False
     return loop
 
 
 def _segment(params: EvaNoiseParams, rate: int, start: int, n: int) -> np.ndarray:
-    loop = _loop(params.source, params.loop_s, rate)
+    loop = _loop(params.source, params.loop_s, rate, params.noise_dir)
     return loop[(start + np.arange(n)) % loop.size]
 
 
@@ -180,9 +188,10 @@ def eva_ambient(
 
 
 def eva_prepare(params: EvaNoiseParams) -> None:
-    """Generate the loop at the simulator's 16 kHz before the call (babble takes seconds)."""
+    """Generate (or read) the loop at the simulator's 16 kHz before the call (babble takes
+    seconds; an unreadable recording fails here, naming the file, not mid-call)."""
     if params.source != STATIC:
-        _loop(params.source, params.loop_s, SIMULATOR_RATE)
+        _loop(params.source, params.loop_s, SIMULATOR_RATE, params.noise_dir)
 
 
 @perturbation_kind("eva_noise", EvaNoiseParams, order=110, ambient=eva_ambient, prepare=eva_prepare)

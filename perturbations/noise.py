@@ -141,6 +141,8 @@ def _read_wav(path: Path, rate: int) -> np.ndarray:
         file_rate, data = wavfile.read(path)
     except (ValueError, OSError) as exc:
         raise AudioError(f"cannot read noise file {path}: {exc}") from exc
+    if data.dtype == np.uint8:  # 8-bit WAV PCM is unsigned, silence at 128
+        data = data.astype(np.float64) - 128.0
     data = np.asarray(data, dtype=np.float64)
     if data.ndim == 2:
         data = data.mean(axis=1)

@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
+from scipy.io import wavfile
 
-from perturbations import CONDITIONS, Clip, make_channel
+from perturbations import CONDITIONS, Clip, ConditionSpec, make_channel
+from perturbations.audio import AudioError
 from perturbations.conditions import combine
 from perturbations.eva_acoustics import (
     STATIC,
     EvaConnectionParams,
     EvaNoiseParams,
+    _loop,
     degrade_chunk,
     eva_ambient,
     eva_connection,
@@ -212,3 +216,67 @@ def test_any_registered_parts_combine_by_name_and_runs_accept_them() -> None:
     assert condition_problems(ok) == []
     (problem,) = condition_problems(BenchmarkConfig(conditions=["eva-static+eva-cafe"]))
     assert "unknown condition 'eva-static+eva-cafe'" in problem
+
+
+# ----------------------------------------------------------------------------- user WAVs
+
+
+def office_condition(source: str = "office") -> ConditionSpec:
+    return ConditionSpec.model_validate(
+        {"name": "eva-office", "eva_noise": {"source": source, "snr_db": 10.0}}
+    )
+
+
+def peak_hz(clip: Clip) -> float:
+    spectrum = np.abs(np.fft.rfft(clip.samples.astype(np.float64)))
+    return float(np.fft.rfftfreq(clip.n_samples, 1 / clip.rate)[int(np.argmax(spectrum))])
+
+
+@pytest.mark.parametrize("channels", [1, 2])
+@pytest.mark.parametrize(
+    ("file_rate", "dtype"),
+    [(8000, np.uint8), (8000, np.int16), (16000, np.int16), (44100, np.int16), (48000, np.int32)],
+)
+def test_eva_noise_reads_a_users_wav_at_any_rate(
+    tmp_path: Path, file_rate: int, dtype: type, channels: int
+) -> None:
+    """A 500 Hz hum recorded at any rate, mono or stereo, 8/16/32-bit PCM, is the open
+    mic's noise at the channel's 16 kHz: still a 500 Hz hum, at the EVA frame level."""
+    t = np.arange(2 * file_rate) / file_rate
+    tone = 0.5 * np.sin(2 * np.pi * 500 * t)
+    if dtype is np.uint8:
+        pcm = np.round(tone * 127 + 128).astype(np.uint8)
+    else:
+        pcm = np.round(tone * np.iinfo(dtype).max).astype(dtype)
+    wavfile.write(
+        tmp_path / "office.wav",
+        file_rate,
+        np.stack([pcm] * channels, axis=1) if channels == 2 else pcm,
+    )
+    _loop.cache_clear()
+    channel = make_channel(office_condition(), 3, noise_dir=tmp_path)
+    ambient = channel.ambient(1.0, RATE)
+    assert abs(peak_hz(ambient) - 500) < 5
+    target = REFERENCE_SPEECH_RMS * 10 ** (-10.0 / 20)
+    assert rms(ambient.samples) == pytest.approx(target, rel=0.05)
+    noisy = channel.speech(speech_like(0.5))
+    assert rms(noisy.samples - speech_like(0.5).samples) > 0
+
+
+def test_a_condition_may_name_its_own_noise_dir(tmp_path: Path) -> None:
+    t = np.arange(16000) / 16000
+    wavfile.write(
+        tmp_path / "hum.wav", 16000, (0.3 * np.sin(2 * np.pi * 300 * t)).astype(np.float32)
+    )
+    _loop.cache_clear()
+    spec = ConditionSpec.model_validate(
+        {"name": "hum", "eva_noise": {"source": "hum", "noise_dir": str(tmp_path)}}
+    )
+    assert abs(peak_hz(make_channel(spec, 1).ambient(1.0, RATE)) - 300) < 5
+
+
+def test_an_unreadable_noise_wav_fails_naming_the_file(tmp_path: Path) -> None:
+    (tmp_path / "office.wav").write_bytes(b"RIFF but not really a wave file")
+    _loop.cache_clear()
+    with pytest.raises(AudioError, match=r"office\.wav"):
+        make_channel(office_condition(), 1, noise_dir=tmp_path)  # at set-up, not mid-call

@@ -1,10 +1,23 @@
 """Reading caller-supplied values out of what the agent heard.
 
 The reference agent follows a golden trace, but every value the caller supplies must come
-from the heard text. The trace value is used only for two things that a real agent also
-knows: *where* in the caller's sentence the value sits (the trace's own user utterance)
-and the parameter's *format* (date, time, number, code with separators, letter case).
-Its content always comes from the heard words: a misheard code stays misheard.
+from the heard text. The trace is used for two things only:
+
+- *where* the value sits in a caller line the trace scripted: :meth:`SlotReader.locate`
+  finds the trace value in the trace's own user sentence and :meth:`extract_aligned`
+  reads the heard words aligned with that place. This is the documented oracle part of
+  the reference agent (README, "What the reference agent is"): it knows which sentence
+  carries which value, never what the heard words say.
+- the *layout* of a value whose content came from heard words (:meth:`format_like`):
+  separators, letter case and type of the parameter ("bld3" -> "BLD3", "march 10" ->
+  "2026-03-10"), and the letter prefix of a code said as a word ("floor 3" -> "FL3").
+  A heard value with the trace value's content yields its exact spelling; a misheard one
+  stays misheard.
+
+Choosing *which* heard words are the value in an answer to the agent's own question
+(:meth:`extract_candidates`) never looks at the trace value: it ranks by what a deployed
+agent knows, the parameter's format from the tool schema
+(:mod:`tasks.simulate.dialogue.formats`), spelled-ness and the domain's alias table.
 
 Values are compared in the canonical forms of :mod:`tasks.simulate.dialogue.values`.
 """
@@ -16,6 +29,7 @@ import re
 from datetime import date
 from typing import Any
 
+from tasks.simulate.dialogue.formats import ParamFormat
 from tasks.simulate.dialogue.values import (
     ANSWER_STOPWORDS,
     FILLER_WORDS,
@@ -23,6 +37,7 @@ from tasks.simulate.dialogue.values import (
     SlotKind,
     alias_table,
     canonical,
+    sentence_tokens,
     signature,
     tokens,
     value_kind,
@@ -30,6 +45,7 @@ from tasks.simulate.dialogue.values import (
 )
 
 __all__ = [
+    "ParamFormat",
     "SlotKind",
     "SlotReader",
     "alias_table",
@@ -74,7 +90,9 @@ def _is_subsequence(short: str, long: str) -> bool:
 
 def _abbreviation(window: list[str], target: str) -> str | None:
     """ "floor 3" is how people say "FL3": a word the code's letters abbreviate, then a
-    number. Returns the code's signature with the heard number, or None."""
+    number. Returns the code's letters with the heard number, or None. ``target`` is a
+    code of the format (the schema's example, or the trace's sentence at ``locate``): only
+    its letters are used, the number is the heard one."""
     match = re.fullmatch(r"([a-z]+)(\d+)", target)
     if len(window) != 2 or match is None or not window[1].isdigit():
         return None
@@ -108,7 +126,8 @@ def _rebuild_like(sig: str, template: str) -> str:
 
 
 class SlotReader:
-    """Finds and reads values in caller text, for one scenario (its date and aliases)."""
+    """Finds and reads values in caller text, for one scenario's date and its domain's
+    alias table (spoken alias signature -> canonical name)."""
 
     def __init__(self, today: date, aliases: dict[str, str] | None = None) -> None:
         self.today = today
@@ -170,35 +189,41 @@ class SlotReader:
                     return " ".join(heard_window[k : k + width])
         return None
 
-    def extract_candidates(self, value: Any, heard: str) -> list[str]:
-        """Windows of ``heard`` that could be a value of the same format, best first.
+    def extract_candidates(
+        self, heard: str, fmt: ParamFormat, enum: list[Any] | None = None
+    ) -> list[str]:
+        """Windows of ``heard`` that could be a value of the parameter's format, best first.
 
         For answers to the agent's own questions ("could you spell your last name?"),
-        where there is no trace sentence to align with. Spelled (upper-case) tokens win
-        over plain words: a caller who spells means the spelled version. When nothing has
-        the format, the whole answer is the candidate (the lookup will tell).
+        where there is no trace sentence to align with. Ranked only by what a deployed
+        agent knows (module doc): a schema enum option or a domain alias, then the schema's format (or the
+        generic rule of the kind), spelled (upper-case) tokens before plain words, and
+        within a rank the longest window first (an answer says the whole value). When
+        nothing fits, the whole answer is the candidate (the lookup will tell).
         """
-        toks = [t for t in tokens(heard) if t not in ANSWER_STOPWORDS]
-        kind = value_kind(value)
+        sentences = [[t for t in s if t not in ANSWER_STOPWORDS] for s in sentence_tokens(heard)]
+        toks = [t for s in sentences for t in s]
         windows = [
-            toks[i:j]
-            for i in range(len(toks))
-            for j in range(i + 1, min(len(toks), i + MAX_WINDOW) + 1)
+            s[i:j]
+            for s in sentences
+            for i in range(len(s))
+            for j in range(i + 1, min(len(s), i + MAX_WINDOW) + 1)
         ]
-        if kind != "text":
-            return [" ".join(w) for w in windows if window_value(w, kind, self.today)]
-        sig = signature(value)
-        tiers: list[list[str]] = [[], [], [], [], []]
+        if fmt.kind != "text":
+            return [" ".join(w) for w in windows if window_value(w, fmt.kind, self.today)]
+        options = {signature(o) for o in enum or []}
+        tiers: list[list[list[str]]] = [[], [], [], []]
         for window in windows:
             got = window_value(window, "text", self.today) or ""
+            got = _abbreviation(window, fmt.example_sig) or got  # "floor 3" for FL3
             spelled = all(t.isupper() or any(c.isdigit() for c in t) for t in window)
-            if got in self.aliases or _abbreviation(window, sig):
-                tiers[0].append(" ".join(window))
-            elif _class_pattern(got) == _class_pattern(sig):
-                tiers[1 if spelled else 2].append(" ".join(window))
-            elif len(got) == len(sig):
-                tiers[3 if spelled else 4].append(" ".join(window))
-        found = [c for tier in tiers for c in tier]
+            if got in self.aliases or got in options:
+                tiers[0].append(window)
+            elif fmt.fits(got):
+                tiers[1 if spelled else 2].append(window)
+            elif spelled:
+                tiers[3].append(window)
+        found = [" ".join(w) for tier in tiers for w in sorted(tier, key=lambda w: -len(w))]
         return found or ([" ".join(toks)] if toks else [])
 
     def format_like(self, heard: str, template: Any, enum: list[Any] | None) -> Any:
@@ -226,8 +251,10 @@ class SlotReader:
         abbreviated = _abbreviation(toks, target)
         if abbreviated is not None:
             toks = [abbreviated.upper()]
-        if sig == target or abbreviated == target or signature(self.aliases.get(sig, "")) == target:
+        if sig == target or abbreviated == target:
             return text_template
+        if sig in self.aliases:
+            return self.aliases[sig]  # the domain's name for the alias the caller said
         if target.isdigit():
             # A number read digit by digit: words around it are not part of it.
             toks = [t for t in toks if signature(t).isdigit()] or toks

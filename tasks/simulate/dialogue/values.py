@@ -86,12 +86,21 @@ def tokens(text: str) -> list[str]:
     return list(_tokens(text))
 
 
+def sentence_tokens(text: str) -> list[list[str]]:
+    """:func:`tokens` per sentence or spelled run: a value never spans a pause."""
+    return [list(chunk) for chunk in _chunks(text)]
+
+
 @lru_cache(maxsize=8192)
 def _tokens(text: str) -> tuple[str, ...]:
+    return tuple(tok for chunk in _chunks(text) for tok in chunk)
+
+
+@lru_cache(maxsize=8192)
+def _chunks(text: str) -> tuple[tuple[str, ...], ...]:
     text = _SYMBOL_COMMA.sub(lambda m: m[1] + "\n", text)
-    return tuple(
-        tok for chunk in _SENTENCE_BREAK.split(text) for tok in normalize_spoken(chunk).split()
-    )
+    chunks = (tuple(normalize_spoken(chunk).split()) for chunk in _SENTENCE_BREAK.split(text))
+    return tuple(chunk for chunk in chunks if chunk)
 
 
 def alias_table(db: Any) -> dict[str, str]:

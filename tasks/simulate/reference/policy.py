@@ -29,8 +29,11 @@ tool is a plain lookup, the error is the answer and the agent goes on with its p
 What the agent reads from the trace beyond its order: the trace's responses only to learn
 which of its parameter values came from an earlier response (and the stale->real ID map,
 :class:`IdChainer`), and the caller's goal values only to *withhold* them (a trace value
-the caller knows is asked for, never used unheard). Value shapes come from the trace's
-parameter values and the tool schema's enums.
+the caller knows is asked for, never used unheard). Which heard words answer the agent's
+own question is ranked by the parameter's format from the tool schema, never by the trace
+value (:mod:`tasks.simulate.reference.asking`); the trace value only renders the layout
+of what was heard (separators, letter case, type). Aliases come from the domain's alias
+files, not from the record's database.
 """
 
 from __future__ import annotations
@@ -46,24 +49,31 @@ from scenarios.chaining import IdChainer, is_identifier
 from scenarios.models import Scenario
 from tasks.simulate.dialogue.cues import is_empty, is_repeat_request
 from tasks.simulate.dialogue.script import ScriptStep, build_script
-from tasks.simulate.dialogue.slots import SlotReader, alias_table, signature, tokens, value_kind
+from tasks.simulate.dialogue.slots import SlotReader, signature, tokens
+from tasks.simulate.reference.asking import (
+    MAX_ASKS_PER_VALUE,
+    Paused,
+    ValueRequest,
+    domain_aliases,
+    expectation_for,
+    label,
+    param_spec,
+    question,
+    schema_format,
+)
 from tasks.simulate.reference.choices import find_option, heard_choice, same_place
 from tasks.simulate.reference.choices import leaves as _leaves
 from tasks.simulate.reference.recovery import is_mismatch
 from tasks.simulate.tools.gateway import ToolGateway
-from tasks.voice.stt import Expectation, code_shape
+from tasks.voice.stt import Expectation
 
 GREETING = "Hello! How can I help you today?"
 CLOSING = "Thank you for calling. Goodbye!"
 NOT_HEARD = "I'm sorry, I didn't catch that. Could you say that again?"
-# Short and with "say that again": any caller takes it as a request to repeat its choice.
-WHICH_ONE = "Sorry, which one would you like? Could you say that again?"
 GIVE_UP = (
     "I'm sorry, I'm not able to verify that information, so I can't complete this request "
     "right now."
 )
-MAX_ASKS_PER_VALUE = 2
-
 ReplyKind = Literal["greeting", "answer", "question", "repeat", "give_up", "closing"]
 
 
@@ -73,26 +83,6 @@ class AgentReply(BaseModel):
     text: str = Field(description="What the agent says")
     kind: ReplyKind = Field(default="answer", description="What the turn does")
     end_call: bool = Field(default=False, description="The agent hangs up after this turn")
-
-
-@dataclass
-class ValueRequest:
-    """A value the agent needs from the caller (never heard, or a failed lookup)."""
-
-    key: str
-    trace_value: Any
-    label: str
-    enum: list[Any] | None
-    purpose: Literal["missing", "retry", "choice"]
-    tries: int = 0
-
-
-@dataclass
-class _Paused:
-    block: int
-    step: int
-    requests: list[ValueRequest]
-    cursor: int = 0
 
 
 @dataclass
@@ -115,12 +105,6 @@ def _key(value: Any) -> str:
     return json.dumps(value, sort_keys=True)
 
 
-def _label(path: str) -> str:
-    """How the agent names a parameter when asking for it ("date_of_birth" -> "date of birth")."""
-    last = path.split(".")[-1].split("[")[0]
-    return last.replace("_", " ").strip() or "answer"
-
-
 class ReferencePolicy:
     """Trace-guided agent policy over text: ``greet()`` then ``respond(heard)`` per turn."""
 
@@ -130,7 +114,7 @@ class ReferencePolicy:
         self.tools = tools
         today = scenario.initial_db.get("_current_date") or scenario.current_date_time[:10]
         self.today = date.fromisoformat(str(today))
-        self.reader = SlotReader(self.today, alias_table(scenario.initial_db))
+        self.reader = SlotReader(self.today, domain_aliases(scenario))
         info = scenario.user_goal.get("information_required") or {}
         self.info_sigs = {signature(v) for _, v in _leaves(info) if signature(v)}
         self.line_tokens = [tokens(line) for line in self.script.user_lines]
@@ -140,7 +124,7 @@ class ReferencePolicy:
         self.value_origin: dict[str, Any] = {}
         self.heard_lines: dict[int, str] = {}
         self.next_line = 0
-        self.paused: _Paused | None = None
+        self.paused: Paused | None = None
         # Params of the first attempt of each call the agent retried.
         self.retried: dict[tuple[int, int], dict[str, Any]] = {}
         self.responses: list[tuple[int, dict[str, Any]]] = []  # (block, response) got
@@ -175,22 +159,9 @@ class ReferencePolicy:
 
     @property
     def expectation(self) -> Expectation:
-        """What the next caller turn should hold, for the recogniser (see ``Expectation``).
-
-        After asking to spell a value: a code, of its format when the value has one (the
-        format a tool schema documents: "EMP + 6 digits", "4 digits"; see ``code_shape``).
-        After asking for a digits-only value: that many digits. Otherwise free speech.
-        """
+        """What the next caller turn should hold (:func:`asking.expectation_for`)."""
         paused = self.paused
-        if paused is None:
-            return None
-        request = paused.requests[paused.cursor]
-        if value_kind(request.trace_value) != "text":
-            return None
-        shape = code_shape(str(request.trace_value))
-        if request.purpose == "retry":
-            return f"code:{shape}" if shape else "code"
-        return f"code:{shape}" if shape and set(shape) <= {"D", "-"} else None
+        return None if paused is None else expectation_for(paused.requests[paused.cursor])
 
     def _reply(self, texts: list[str], kind: ReplyKind) -> AgentReply:
         text = " ".join(t.strip() for t in texts if t.strip()) or "Okay."
@@ -218,8 +189,8 @@ class ReferencePolicy:
             self.stuck = True
             return GIVE_UP, "give_up"
         if resolved.missing:
-            self.paused = _Paused(block, index, resolved.missing)
-            return self._question(resolved.missing[0]), "question"
+            self.paused = Paused(block, index, resolved.missing)
+            return question(resolved.missing[0]), "question"
         response = self.tools.call(step.tool, resolved.params)
         self.responses.append((block, response))
         if step.trace_response is not None:
@@ -251,8 +222,8 @@ class ReferencePolicy:
             return None
         self.retried[(block, index)] = resolved.params
         requests = [self._request(k, "retry", step) for k in resolved.heard_keys]
-        self.paused = _Paused(block, index, requests)
-        return self._question(requests[0], first=True), "question"
+        self.paused = Paused(block, index, requests)
+        return question(requests[0], first=True), "question"
 
     # ------------------------------------------------------------------ values
 
@@ -343,14 +314,8 @@ class ReferencePolicy:
         self.value_origin[key] = trace_value
 
     def _enum(self, tool: str, path: str) -> list[Any] | None:
-        spec = self.scenario.agent.tool(tool)
-        name = path.split(".")[0].split("[")[0]
-        if spec is None:
-            return None
-        for param in [*spec.required_parameters, *spec.optional_parameters]:
-            if param.name == name:
-                return param.enum
-        return None
+        param = param_spec(self.scenario.agent, tool, path)
+        return None if param is None else param.enum
 
     def _request(
         self,
@@ -363,19 +328,9 @@ class ReferencePolicy:
         trace_value = self.value_origin.get(key, value)
         if path is None:
             path = next((p for p, v in _leaves(step.params) if _key(v) == key), "value")
-        return ValueRequest(key, trace_value, _label(path), self._enum(step.tool, path), purpose)
-
-    def _question(self, request: ValueRequest, first: bool = False) -> str:
-        if request.purpose == "choice":
-            return WHICH_ONE
-        if request.purpose == "missing":
-            return f"Could you please tell me your {request.label}?"
-        if first:
-            return (
-                "I'm sorry, I couldn't find a match for that. Could you please spell your "
-                f"{request.label} for me?"
-            )
-        return f"Thank you. And could you please spell your {request.label}?"
+        fmt = schema_format(self.scenario.agent, step.tool, path, trace_value)
+        enum = self._enum(step.tool, path)
+        return ValueRequest(key, trace_value, label(path), enum, purpose, fmt=fmt)
 
     def _take_answer(self, heard: str) -> AgentReply:
         paused = self.paused
@@ -385,19 +340,19 @@ class ReferencePolicy:
             self.choice_answers.append(heard)  # read again by ``_chosen`` on resuming
             candidates = [heard]
         else:
-            candidates = self.reader.extract_candidates(request.trace_value, heard)
+            candidates = self.reader.extract_candidates(heard, request.fmt, request.enum)
         if not candidates:
             request.tries += 1
             if request.tries >= MAX_ASKS_PER_VALUE:
                 self.stuck, self.paused = True, None
                 return self._reply([GIVE_UP], "give_up")
-            return self._reply([self._question(request)], "question")
+            return self._reply([question(request)], "question")
         if request.purpose != "choice":
             got = self.reader.format_like(candidates[0], request.trace_value, request.enum)
             self._remember(request.trace_value, got)
         paused.cursor += 1
         if paused.cursor < len(paused.requests):
-            return self._reply([self._question(paused.requests[paused.cursor])], "question")
+            return self._reply([question(paused.requests[paused.cursor])], "question")
         self.paused = None
         return self._run(paused.block, paused.step, [])
 

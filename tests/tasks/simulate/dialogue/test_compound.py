@@ -194,7 +194,7 @@ def test_agent_asks_again_when_it_did_not_hear_which_flight(
     choice: dict[str, Scenario], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from scenarios.generate.spoken import spoken_time
-    from tasks.simulate.reference.policy import WHICH_ONE
+    from tasks.simulate.reference.asking import WHICH_ONE
 
     scenario = choice["plain"]
     second = _offers(scenario)[1]

@@ -6,6 +6,7 @@ from datetime import date
 
 import pytest
 
+from tasks.simulate.dialogue.formats import param_format
 from tasks.simulate.dialogue.slots import SlotReader, align_span, signature, tokens, value_kind
 
 TODAY = date(2026, 3, 17)
@@ -74,14 +75,53 @@ def test_enum_values_map_to_options_or_stay_as_heard() -> None:
     assert READER.format_like("40 inch", "14_inch", options) == "40 inch"
 
 
+NAME = param_format("text", "last_name", "Passenger last name for verification")
+SMS = param_format("text", "otp_code", "The 6-digit code the caller reads from their SMS.")
+DATE = param_format("date", "preferred_date", "Preferred date in YYYY-MM-DD format.")
+EMPLOYEE = param_format(
+    "text", "employee_id", "In the format EMP followed by 6 digits (e.g. EMP048271)."
+)
+
+
+def test_schema_formats_come_from_examples_and_counted_phrases() -> None:
+    assert EMPLOYEE.shape == "LLLDDDDDD" and EMPLOYEE.fits("emp123456")
+    assert not EMPLOYEE.fits("emp12345") and not EMPLOYEE.fits("emq12345x")
+    assert SMS.shape == "DDDDDD" and NAME.shape is None and NAME.name
+    confirmation = param_format("text", "confirmation_number", "6-character alphanumeric code")
+    assert confirmation.shape == "XXXXXX" and confirmation.fits("63ffev")
+
+
 def test_answers_prefer_spelled_tokens_of_the_right_shape() -> None:
-    candidates = READER.extract_candidates("rodriguez", "It's Rodrigues, R O D R I G U E Z.")
+    candidates = READER.extract_candidates("It's Rodrigues, R O D R I G U E Z.", NAME)
     assert candidates[0] == "RODRIGUEZ"
-    assert READER.extract_candidates("482913", "The code is four eight two nine one three.") == [
+    assert READER.extract_candidates("The code is four eight two nine one three.", SMS) == [
         "482913"
     ]
-    window = READER.extract_candidates("2026-03-25", "on march twenty fifth")[0]
+    window = READER.extract_candidates("on march twenty fifth", DATE)[0]
     assert READER.format_like(window, "2026-03-25", None) == "2026-03-25"
+
+
+def test_two_value_shaped_windows_rank_by_format_and_spelling_not_the_trace_value() -> None:
+    # Both heard codes are EMP + 6 digits; the trace's letters would pick the second (the
+    # one the golden trace holds), a deployed agent cannot: the spelled one comes first.
+    heard = "emp 123 456 or maybe E M P six five four three two one"
+    assert READER.extract_candidates(heard, EMPLOYEE)[0] == "EMP654321"
+    # A plain name said twice: the whole answer, not a piece sized like the secret.
+    assert READER.extract_candidates("De La Cruz.", NAME)[0] == "de la cruz"
+    # A schema enum option said as words wins over a spelled code in the same answer.
+    kinds = ["US_PASSPORT", "EAD"]
+    code = param_format("text", "document_type_code", "The document type.")
+    answer = "US PASSPORT. J two O seven S three."
+    assert READER.extract_candidates(answer, code)[0] == "J2O7S3"
+    assert READER.extract_candidates(answer, code, kinds)[0] == "US PASSPORT"
+    floor = param_format("text", "floor", "The floor (e.g. FL2).")
+    assert READER.extract_candidates("floor 3", floor)[0] == "floor 3"
+
+
+def test_domain_alias_is_rendered_as_its_canonical_name() -> None:
+    assert READER.format_like("hq", "Headquarters", None) == "Headquarters"
+    # An alias of another place is that place's name, not the trace's value.
+    assert READER.format_like("north lot", "Headquarters", None) == "North Surface Lot"
 
 
 def test_dates_without_a_year_take_the_next_occurrence() -> None:

@@ -35,6 +35,29 @@ async def mute_call() -> str:
     return "still open"
 
 
+def hum_checks() -> dict[str, object]:
+    """The ``mains_hum`` kind's hooks: prepared with the channel, humming in a gap whose
+    frames join up, and a different phase in the next gap."""
+    from evaflow_example_plugin.perturbation import hum_period
+
+    hum_period.cache_clear()
+    spec = ConditionSpec.model_validate({"name": "hum", "mains_hum": {"hz": 50}})
+    channel = make_channel(spec, seed=4)
+    prepared = hum_period.cache_info().currsize
+    first = np.concatenate([channel.ambient(0.25, 16000).samples for _ in range(4)])
+    whole = make_channel(spec, seed=4).ambient(1.0, 16000).samples
+    spectrum = np.abs(np.fft.rfft(first))
+    channel.speech(Clip(np.zeros(1600, dtype=np.float32), 16000))  # the next gap begins
+    second = channel.ambient(0.25, 16000).samples
+    return {
+        "prepared": prepared,
+        "peak_hz": float(np.fft.rfftfreq(first.size, 1 / 16000)[int(np.argmax(spectrum))]),
+        "level": round(float(np.abs(first).max()), 3),
+        "frames_join": bool(np.array_equal(first, whole)),
+        "next_gap_differs": not np.allclose(second, first[: second.size]),
+    }
+
+
 def main(cache: Path) -> dict[str, object]:
     seen: dict[str, object] = {
         "agent": "polite" in AGENTS.names(),
@@ -68,6 +91,7 @@ def main(cache: Path) -> dict[str, object]:
     quiet = ConditionSpec.model_validate({"name": "far-away", "volume": {"db": -20}})
     loud = Clip(np.full(800, 0.5, dtype=np.float32), 8000)
     seen["volume_peak"] = round(float(make_channel(quiet, seed=1).speech(loud).samples.max()), 4)
+    seen["hum"] = hum_checks()
     return seen
 
 

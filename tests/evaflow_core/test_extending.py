@@ -125,6 +125,13 @@ def test_every_kind_plugs_in_through_its_entry_point(plugin_root: Path, tmp_path
     assert seen["tts_slower"] is True
     assert seen["fault"] == "closed by agent"
     assert seen["volume_peak"] == 0.05  # -20 dB
+    assert seen["hum"] == {
+        "prepared": 1,  # made with the channel, before any audio
+        "peak_hz": 50.0,
+        "level": 0.02,
+        "frames_join": True,
+        "next_gap_differs": True,
+    }
 
 
 def test_plugin_agent_caller_metric_and_condition_in_an_evaflow_run(

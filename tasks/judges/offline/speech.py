@@ -36,10 +36,11 @@ transcript is checked again by a forced choice: the turn's audio is decoded agai
 intended sentence with that entity's slot open to the intended value and its plausible
 variants (one letter or digit of a code, the month or day of a date, an amount or clock
 time a little off); it counts as an error only when a variant beats the intended value by
-a margin, so the recogniser's own letter confusions (W/D, T/D) are mostly not charged to
-the speaker. Emails and names get no variants and keep the transcript check; names are
-not checked (the recogniser's vocabulary lacks most of them), and prosody, accent and
-language identity are not judged."""
+a margin, and again in a second view of the clip (5% faster), so the recogniser's own
+letter confusions (W/D, T/D) are mostly not charged to the speaker. Emails and names get
+no variants and keep the transcript check; names are not checked (the recogniser's
+vocabulary lacks most of them), and prosody, accent and language identity are not
+judged."""
 
 AGENT_SCOPE = f"""Agent speech fidelity, rule-based: per assistant turn, every code, amount,
 date, time, flight number, seat, gate, phone number and email in the intended text must
@@ -207,14 +208,20 @@ class EntityCheck:
             return f"{entity.value} (forced choice failed: {exc})"
         if choice is None:
             return f"{entity.value} (no forced-choice path)"
-        if choice.winner != 0 and choice.margin > self.margin:
+        # Every piece of evidence must also hold in the second view of the clip (it faster
+        # and higher, ``Choice.view_margins``): clean-audio confusions (V for D, a digit the
+        # transcript misheard) win by a hair that the second view tends to undo. Without it seeds
+        # 4-11 of the injected-error test gave 10/192 false alarms.
+        view = choice.view_margins
+        if choice.winner != 0 and choice.margin > self.margin and view.get(choice.winner, 0) > 0:
             return f"{entity.value} (heard '{choice.heard}', margin {choice.margin:.2f})"
         # The transcript's confusions in clean audio are mostly spelled letters (W/D, C/D);
         # a variant it heard in words (a digit, a month, a number) counts even when the
         # forced choice kept the intended value, as it did for wrong last digits and
         # amounts ("$420" for "$421", seeds 1-2 of the injected-error test).
         for i in supported(seqs, heard):
-            if not any(len(w) == 1 and w.isalpha() for w in changed_words(seqs[0], seqs[i])):
+            spelled = any(len(w) == 1 and w.isalpha() for w in changed_words(seqs[0], seqs[i]))
+            if not spelled and view.get(i, 0) > 0:
                 return f"{entity.value} (transcript heard '{' '.join(seqs[i])}')"
         self.kept.append(f"{entity.value} (best variant margin {choice.margin:.3f})")
         return None

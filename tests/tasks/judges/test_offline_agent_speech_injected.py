@@ -14,12 +14,19 @@ decoding the turn against the intended sentence with the entity's slot open to i
 one-change variants (``tasks.voice.verify``): a variant that beats the intended value by
 ``CHOICE_MARGIN``, or one the transcript heard in words rather than spelled letters,
 counts. Seeds 0-2 were used to develop the rule and choose the margin; the default run
-measures seed 3 (held out: caught 24/24, false alarms 0/24), the slow test seeds 4-11.
-Measured there (2026-12-02): caught 187/192 (97.4%), false alarms 10/192 (5.2%), just over
-the 5% bound: the transcript mishearing a digit or month in clean audio (J4Z for J1Z, July
-for June) and letter confusions past the margin (V for D by 0.16), so the slow test is a
-strict xfail until the judge gets better; the default run's single seed passes, the
-larger figure is the honest one.
+measures seed 3, the slow test seeds 4-11 and 12-19. With that rule alone, seeds 4-11 gave
+caught 187/192 (97.4%) but false alarms 10/192 (5.2%): the transcript mishearing a digit
+or month in clean audio (J4Z for J1Z, July for June) and letter confusions past the margin
+(V for D by 0.16). Scoring the entity's time span alone did not help (on seeds 0-3 its
+margins were within 0.02 of the whole sentence's; 89/96 caught, 1/96 false alarms, against
+94/96 and 1/96): segmentation elsewhere was not the cause. The judge now also asks a
+second view, the clip played 5% faster (``tasks.voice.verify.VIEW_SPEED``, not tuned):
+either piece of evidence counts only when the variant beats the intended value there too.
+On seeds 0-3 (replayed from their recorded scores) it gives caught 90/96, false alarms
+0/96. Measured once each (2026-12-02): seeds 4-11 caught 182/192 (94.8%), false alarms
+3/192 (1.6%); seeds 12-19 caught 179/192 (93.2%), false alarms 1/192 (0.5%). The catch
+rate pays for it: wrong digits the transcript heard but both decodes scored below the
+intended value are now kept.
 """
 
 from __future__ import annotations
@@ -39,8 +46,7 @@ from tasks.spoken import render_spoken
 
 RATE = 16000
 CALLS = 6
-DEFAULT_SEED = 3  # seeds 0-2 shaped the rule and CHOICE_MARGIN
-SLOW_SEEDS = range(4, 12)
+DEFAULT_SEED = 3  # seeds 0-2 shaped the rule and CHOICE_MARGIN, 0-3 chose the second view
 LETTERS = "BCDFGHJKLMNPQRSTVWXYZ"
 DIGITS = "0123456789"
 MONTHS = [dt.date(2026, m, 1).strftime("%B") for m in range(1, 13)]
@@ -143,17 +149,17 @@ def test_few_false_alarms_on_clean_calls(flagged: dict[str, list[bool]]) -> None
     assert sum(alarms) / len(alarms) <= 0.05, sum(alarms)
 
 
+HELD_OUT = {"seeds 4-11": range(4, 12), "seeds 12-19": range(12, 20)}
+
+
 @pytest.mark.slow
-@pytest.mark.xfail(
-    strict=True,
-    reason="measured seeds 4-11: caught 187/192, false alarms 10/192 (5.2% > 5%)",
-)
-@pytest.mark.timeout(3600)  # ~8 x 50 s of CPU; far longer on a shared machine
-def test_bounds_hold_on_held_out_seeds(tmp_path: Path) -> None:
-    """The same bounds over SLOW_SEEDS x CALLS calls (192 turns of each kind)."""
+@pytest.mark.timeout(3600)  # ~8 x 60 s of CPU per set; far longer on a shared machine
+@pytest.mark.parametrize("seeds", list(HELD_OUT.values()), ids=list(HELD_OUT))
+def test_bounds_hold_on_held_out_seeds(tmp_path: Path, seeds: range) -> None:
+    """The same bounds over 8 seeds x CALLS calls (192 turns of each kind)."""
     caught: list[bool] = []
     alarms: list[bool] = []
-    for seed in SLOW_SEEDS:
+    for seed in seeds:
         found = measure(seed, CALLS, tmp_path)
         caught += found["injected"]
         alarms += found["clean"]

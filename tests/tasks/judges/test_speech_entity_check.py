@@ -16,8 +16,11 @@ INTENDED = "Your confirmation code is K3FW2D."
 class FakeChooser:
     """Answers every forced choice with one fixed outcome and records the calls."""
 
-    def __init__(self, winner: int, margin: float) -> None:
-        self.answer, self.calls = Choice(winner=winner, margin=margin, heard="x"), 0
+    def __init__(self, winner: int, margin: float, view: float = 1.0) -> None:
+        # ``view``: every scored candidate's margin in the second view of the clip.
+        margins = dict.fromkeys(range(1, 200), view)
+        self.answer = Choice(winner=winner, margin=margin, heard="x", view_margins=margins)
+        self.calls = 0
 
     def choose(self, clip: Any, seqs: Any, heard: Any = ()) -> Choice:
         self.calls += 1
@@ -50,6 +53,22 @@ def test_a_digit_variant_the_transcript_heard_counts_a_letter_one_does_not() -> 
     heard_digit = "your confirmation code is k three f w nine d"
     assert check(kept, heard_digit)[0] == ["K3FW2D (transcript heard '" + heard_digit + "')"]
     assert check(kept, "your confirmation code is k three f d two d")[0] == []
+
+
+def test_evidence_the_second_view_does_not_repeat_is_not_an_error() -> None:
+    assert check(FakeChooser(5, 1.0, view=-0.01), "code is k three f d two d")[0] == []
+    heard_digit = "your confirmation code is k three f w nine d"
+    assert check(FakeChooser(0, 0.0, view=-0.01), heard_digit)[0] == []
+    no_view = Choice(winner=5, margin=1.0, heard="x")  # a candidate the view did not score
+    assert check(FakeChooser(5, 1.0), heard_digit)[0] and not _counts(no_view)
+
+
+def _counts(choice: Choice) -> bool:
+    class Fixed:
+        def choose(self, clip: Any, seqs: Any, heard: Any = ()) -> Choice:
+            return choice
+
+    return bool(check(Fixed(), "code is k three f d two d")[0])
 
 
 class BrokenChooser:

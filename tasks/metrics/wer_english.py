@@ -75,6 +75,7 @@ def _clean(text: str) -> str:
     """Whisper's steps before number reading, plus written times and "o'clock"."""
     for pattern, replacement in _TITLES.items():
         text = re.sub(pattern, partial(_title, replacement=replacement), text, flags=re.I)
+    text = _CAPS_WORD.sub(_caps_number_word, text)
     s = _FILLER.sub(_filler, _BRACKETS.sub("", text)).lower()
     s = _PARENS.sub(lambda m: f" {m[1]} " if re.search(r"\d", m[1]) else "", s)
     s = re.sub(r"\s+'", "'", s)
@@ -88,6 +89,15 @@ def _clean(text: str) -> str:
     s = _SUFFIX_CURRENCY.sub(lambda m: f"{m[1]} {CURRENCY_WORDS[m[2]]}", s)
     s = re.sub(r"\.([^0-9]|$)", r" \1", s)
     return str(remove_symbols_and_diacritics(s, keep=".%$¢€£"))
+
+
+_CAPS_WORD = re.compile(r"\b[A-Z]{2,}\b")
+
+
+def _caps_number_word(m: re.Match[str]) -> str:
+    # A written upper-case code that spells a number word ("TEN", "ONE") is a code, said
+    # letter by letter ("T E N"), not the number 10 (hypothesis explore seed 72352).
+    return " ".join(m[0]) if m[0].lower() in _NUMBERS.words else m[0]
 
 
 def _filler(m: re.Match[str]) -> str:

@@ -80,6 +80,11 @@ def test_normaliser_makes_formatting_irrelevant(written: str, spoken: str) -> No
         # hypothesis (explore profile): a written code that spells a filler is still a code
         ("Um, it is ER", "it is er"),
         ("it is E R", "it is er"),
+        # ... and one that spells a number word is a code, not a number (seed 72352)
+        ("it is TEN", "it is ten"),
+        ("it is T E N", "it is ten"),
+        ("it is tango echo november", "it is ten"),
+        ("ten bags", "10 bags"),
     ],
 )
 def test_normaliser_outputs(text: str, expected: str) -> None:

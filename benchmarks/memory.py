@@ -79,12 +79,10 @@ class TreeSampler(threading.Thread):
                 break
             rss = pss = 0
             for proc in procs:
-                try:
-                    info = proc.memory_full_info()
-                except psutil.Error:
-                    continue
-                rss += info.rss
-                pss += getattr(info, "pss", info.rss)
+                sample = _rss_and_pss(proc)
+                if sample is not None:
+                    rss += sample[0]
+                    pss += sample[1]
             self.peak_rss = max(self.peak_rss, rss)
             self.peak_pss = max(self.peak_pss, pss)
             self._stop_event.wait(self.interval_s)
@@ -94,6 +92,27 @@ class TreeSampler(threading.Thread):
         self._stop_event.set()
         self.join(timeout=5)
         return (self.peak_pss / MB or None, self.peak_rss / MB or None)
+
+
+def _rss_and_pss(proc: Any) -> tuple[int, int] | None:
+    """(RSS, PSS) in bytes from one read of the kernel's rollup.
+
+    psutil reads RSS from statm and PSS from smaps a moment later; a process that is
+    allocating in between shows PSS above RSS. ``smaps_rollup`` gives both in one snapshot.
+    """
+    import psutil
+
+    try:
+        with open(f"/proc/{proc.pid}/smaps_rollup", encoding="ascii") as fh:
+            fields = dict(line.split(":", 1) for line in fh if line[:4] in ("Rss:", "Pss:"))
+        return int(fields["Rss"].split()[0]) * 1024, int(fields["Pss"].split()[0]) * 1024
+    except (OSError, KeyError, ValueError):
+        pass
+    try:
+        info = proc.memory_full_info()
+    except psutil.Error:
+        return None
+    return info.rss, getattr(info, "pss", info.rss)
 
 
 def run_child(

@@ -2,7 +2,9 @@
 
 Built-ins in ``CONDITIONS``: ``clean``, ``accent``, ``noise``, ``accent+noise``,
 ``connection``, and EVA's own settings (spec 8.2, ``perturbations.eva_acoustics``):
-``eva-static``, ``eva-cafe``, ``eva-street``, ``eva-babble``, ``eva-connection``. Any
+``eva-static``, ``eva-cafe``, ``eva-street``, ``eva-babble``, ``eva-connection``; the
+caller behaviours (``perturbations.behavior``): ``barge-in`` and EVA's personas
+``aggressive_impatient``, ``elderly_slow``, ``forgetful_disorganized``. Any
 registered names joined by ``+`` are those conditions together (``combine``), e.g.
 ``eva-static+eva-connection``. Users add combinations in YAML (``load_conditions_yaml``)::
 
@@ -23,11 +25,20 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    ValidationError,
+    model_serializer,
+    model_validator,
+)
 
 from evaflow_core.registry import Registry
 from perturbations import eva_acoustics  # registers the eva_noise / eva_connection kinds
 from perturbations.accent import AccentParams
+from perturbations.behavior import BARGE_IN, PERSONAS, InteractionParams, PersonaParams
 from perturbations.connection import ConnectionParams
 from perturbations.kinds import PERTURBATIONS, PerturbationKind
 from perturbations.noise import NoiseParams
@@ -48,6 +59,12 @@ class ConditionSpec(BaseModel):
     accent: AccentParams | None = Field(default=None, description="Caller voice draw.")
     noise: NoiseParams | None = Field(default=None, description="Background noise.")
     connection: ConnectionParams | None = Field(default=None, description="Bad phone line.")
+    interaction: InteractionParams | None = Field(
+        default=None, description="Barge-in and backchannels (perturbations.behavior)."
+    )
+    persona: PersonaParams | None = Field(
+        default=None, description="One of EVA's behaviour personas (perturbations.behavior)."
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -65,6 +82,15 @@ class ConditionSpec(BaseModel):
                 out[key] = PERTURBATIONS.get(key).params.model_validate(data[key])
         return out
 
+    @model_serializer(mode="wrap")
+    def _behaviour_only_when_set(self, handler: SerializerFunctionWrapHandler) -> Any:
+        # The behaviour axes came later: a spec without them dumps exactly as before.
+        out = handler(self)
+        for axis in ("interaction", "persona"):
+            if isinstance(out, dict) and out.get(axis, 0) is None:
+                del out[axis]
+        return out
+
     def kinds(self) -> list[tuple[PerturbationKind, BaseModel]]:
         """The registered kinds this condition uses with their params, in chain order."""
         extra = self.model_extra or {}
@@ -73,8 +99,10 @@ class ConditionSpec(BaseModel):
 
     @property
     def is_clean(self) -> bool:
+        """Nothing changes the caller's audio or behaviour."""
         builtin = self.accent is None and self.noise is None and self.connection is None
-        return builtin and not self.kinds()
+        behaves = self.interaction is not None or self.persona is not None
+        return builtin and not behaves and not self.kinds()
 
 
 class ConditionRegistry(Registry[ConditionSpec]):
@@ -184,6 +212,26 @@ _NAMED = {s.name: s for s in _BUILTIN + _EVA}
 for _parts in [("eva-static", "eva-connection"), ("accent", "eva-connection")]:
     _EVA.append(combine(*(_NAMED[p] for p in _parts)))
 for _spec in _EVA:
+    CONDITIONS.add(_spec.name, _spec)
+
+_BEHAVIOR = [
+    ConditionSpec(
+        name="barge-in",
+        interaction=BARGE_IN,
+        description="The caller cuts into about half of the long agent turns and backchannels"
+        " every 3-6 s of agent speech",
+    ),
+    *(
+        ConditionSpec(
+            name=name,
+            persona=persona,
+            interaction=interaction,
+            description=f"EVA's {name} behaviour persona",
+        )
+        for name, (persona, interaction) in PERSONAS.items()
+    ),
+]
+for _spec in _BEHAVIOR:
     CONDITIONS.add(_spec.name, _spec)
 
 

@@ -53,7 +53,9 @@ PERTURBATIONS: Registry[PerturbationKind] = Registry(
     "perturbation kind", entry_point_group="evaflow.perturbations"
 )
 # Keys a kind may not take: ConditionSpec's own fields.
-RESERVED = frozenset({"name", "version", "description", "accent", "noise", "connection"})
+RESERVED = frozenset(
+    {"name", "version", "description", "accent", "noise", "connection", "interaction", "persona"}
+)
 
 
 def perturbation_kind(

@@ -23,10 +23,13 @@ import functools
 import random
 import re
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from perturbations.audio import VoiceSpec
+from perturbations.behavior import InteractionParams
+from perturbations.conditions import ConditionSpec, get_condition
 from scenarios.models import AgentConfig, Scenario
 from tasks.simulate.caller.caller import CLOSING, FAILURE_CLOSING, REPEAT_REQUEST
 from tasks.simulate.channel import CallerChannel
@@ -78,6 +81,13 @@ class CallerStyle(BaseModel):
     barge_in_after_s: float | None = Field(
         default=None, description="Impatient callers cut in after this much agent speech"
     )
+    hesitation_rate: float = Field(
+        default=0.0, ge=0, le=1, description="Chance an utterance has a pause inside it"
+    )
+    hesitation_s: tuple[float, float] = Field(default=(0.3, 0.7), description="That pause")
+    interaction: InteractionParams | None = Field(
+        default=None, description="The condition's barge-in and backchannels"
+    )
 
 
 def persona_style(persona: str) -> CallerStyle:
@@ -90,6 +100,31 @@ def persona_style(persona: str) -> CallerStyle:
     if re.search(r"forgetful|disorganized|scattered|rambl", text):
         return CallerStyle(rate_wpm=155, pause_s=(0.6, 1.2), disfluency=0.3)
     return CallerStyle()
+
+
+def condition_spec(condition: Any) -> ConditionSpec:
+    """The condition a config names (a registered name or a ConditionSpec)."""
+    return get_condition(condition) if isinstance(condition, str) else condition
+
+
+def trial_style(scenario: Scenario, condition: Any) -> CallerStyle:
+    """The scenario persona's style with the condition's behaviour on top: a behaviour
+    persona sets rate, pauses, disfluency and hesitations; an interaction its barge-in and
+    backchannels (which then replace the persona text's own barge-in)."""
+    style = persona_style(str(scenario.user_config.get("user_persona") or ""))
+    spec = condition_spec(condition)
+    update: dict[str, Any] = {}
+    if spec.persona is not None:
+        p = spec.persona
+        update["rate_wpm"] = round(style.rate_wpm * p.rate_scale)
+        update["hesitation_rate"], update["hesitation_s"] = p.hesitation_rate, p.hesitation_s
+        if p.pause_s is not None:
+            update["pause_s"] = p.pause_s
+        if p.disfluency is not None:
+            update["disfluency"] = p.disfluency
+    if spec.interaction is not None:
+        update["interaction"], update["barge_in_after_s"] = spec.interaction, None
+    return style.model_copy(update=update) if update else style
 
 
 def caller_voice(scenario: Scenario, style: CallerStyle, override: VoiceSpec | None) -> VoiceSpec:

@@ -23,7 +23,7 @@ from tasks.simulate.clocks.call_result import call_rng, fill_from_call
 from tasks.simulate.clocks.record import finish_record, new_gateway, new_record
 from tasks.simulate.config import SimulationConfig
 from tasks.simulate.meter import ComputeMeter
-from tasks.simulate.voices import caller_recognizer, persona_style, trial_voice
+from tasks.simulate.voices import caller_recognizer, trial_style, trial_voice
 from tasks.simulate.wire import protocol as wire
 from tasks.spoken.normalize import normalize_spoken  # noqa: F401 - warm import off the clock
 from tasks.voice.recognizer_pool import POOL, content_key
@@ -62,7 +62,7 @@ async def simulate_audio_async(scenario: Scenario, config: SimulationConfig) -> 
     config = config.model_copy(update={"mode": "audio"})
     record = new_record(scenario, config)
     rng = call_rng(config, scenario)
-    style = persona_style(str(scenario.user_config.get("user_persona") or ""))
+    style = trial_style(scenario, config.condition)
     channel = trial_channel(scenario, config, rng)
     voice = trial_voice(scenario, style, config, channel, rng)
     # Built once per scenario, spec and seed, then reset and reused (tasks.voice.recognizer_pool).

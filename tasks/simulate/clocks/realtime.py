@@ -47,7 +47,7 @@ from tasks.simulate.clocks.stt_pool import PooledCallerRecognizer
 from tasks.simulate.clocks.tracks import CLEAN_RATE
 from tasks.simulate.config import SimulationConfig
 from tasks.simulate.tools.bridge import BridgeConfig, serve_tool_bridge
-from tasks.simulate.voices import persona_style, trial_voice
+from tasks.simulate.voices import trial_style, trial_voice
 from tasks.simulate.wire import protocol as wire
 from tasks.simulate.wire.external import external_url
 from tasks.simulate.wire.wire_checks import AudioFormatMonitor, flood_problem, timing_event
@@ -371,7 +371,7 @@ class _Attempt:
     def __init__(self, scenario: Scenario, config: SimulationConfig) -> None:
         self.record = new_record(scenario, config)
         self.rng = call_rng(config, scenario)
-        self.style = persona_style(str(scenario.user_config.get("user_persona") or ""))
+        self.style = trial_style(scenario, config.condition)
         self.channel = trial_channel(scenario, config, self.rng)
         self.voice = trial_voice(scenario, self.style, config, self.channel, self.rng)
         # Decoding holds the GIL: in a worker process it cannot delay this or any other call.

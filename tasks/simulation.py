@@ -17,7 +17,7 @@ _AGENT_FIELDS = {
     "timeout_s": "agent_timeout_s",
     "virtual_timing": "virtual_timing",
 }
-_CALLER_FIELDS = {"stt": "caller_stt", "voice": "caller_voice"}
+_CALLER_FIELDS = {"stt": "caller_stt", "voice": "caller_voice", "tts": "caller_tts"}
 
 
 def cache_dir() -> Path:

@@ -46,6 +46,10 @@ class SimulationConfig(BaseModel):
     caller_voice: VoiceSpec | None = Field(
         default=None, description="Caller voice; default chosen from the persona's gender"
     )
+    caller_tts: str = Field(
+        default="espeak",
+        description="TTS engine the caller speaks with (tasks.voice.tts.TTS_ENGINES)",
+    )
     max_duration_s: float = Field(default=600.0, gt=0, description="Call-time limit")
     agent_timeout_s: float = Field(
         default=15.0, gt=0, description="No agent audio this long after a caller turn ends the call"

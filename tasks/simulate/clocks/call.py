@@ -210,7 +210,7 @@ class CallerSide:
     async def _prepare(self, turn: CallerTurn, start_at: float | None) -> _Utterance:
         spoken = speakable(turn.text, self.rng, self.style.disfluency)
         began = time.perf_counter()
-        tts = await asyncio.to_thread(synthesize, spoken, self.voice)
+        tts = await asyncio.to_thread(synthesize, spoken, self.voice, self.config.caller_tts)
         clean = await asyncio.to_thread(resample, tts, CLEAN_RATE)
         self.stage_seconds["tts"] += time.perf_counter() - began
         began = time.perf_counter()

@@ -352,7 +352,7 @@ class RealtimeSession:
 
     async def say(self, response_id: str, text: str) -> tuple[dict[str, Any], float]:
         item_id = _id("item")
-        item = {
+        item: dict[str, Any] = {
             "id": item_id,
             "object": "realtime.item",
             "type": "message",

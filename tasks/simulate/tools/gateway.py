@@ -39,34 +39,35 @@ class EngineGateway:
                 response = self.engine.execute(name, copy.deepcopy(params))
             except Exception as exc:  # noqa: BLE001 - a broken tool is the agent's error data
                 response = {"status": "error", "error_type": "engine_failure", "message": str(exc)}
-            self.calls.append(
-                ToolCallRecord(
-                    index=len(self.calls),
-                    turn_id=self.turn_id,
-                    tool_name=name,
-                    params=copy.deepcopy(params),
-                    response=copy.deepcopy(response),
-                    t_call_s=t_call,
-                    t_response_s=self.now(),
-                )
-            )
+            self._append(name, params, response, t_call, self.now())
             return copy.deepcopy(response)
 
     def log_call(self, name: str, params: dict[str, Any], response: dict[str, Any]) -> None:
         """Log a call the agent answered without executing it (the cascade's transfer)."""
         with self._lock:
             t_call = self.now()
-            self.calls.append(
-                ToolCallRecord(
-                    index=len(self.calls),
-                    turn_id=self.turn_id,
-                    tool_name=name,
-                    params=copy.deepcopy(params),
-                    response=copy.deepcopy(response),
-                    t_call_s=t_call,
-                    t_response_s=t_call,
-                )
+            self._append(name, params, response, t_call, t_call)
+
+    def _append(
+        self,
+        name: str,
+        params: dict[str, Any],
+        response: dict[str, Any],
+        t_call: float,
+        t_response: float,
+    ) -> None:
+        # Copies: the agent may mutate what it passed or got back after the call.
+        self.calls.append(
+            ToolCallRecord(
+                index=len(self.calls),
+                turn_id=self.turn_id,
+                tool_name=name,
+                params=copy.deepcopy(params),
+                response=copy.deepcopy(response),
+                t_call_s=t_call,
+                t_response_s=t_response,
             )
+        )
 
     def log_event(self, event: TimelineEvent) -> None:
         """Keep an agent diagnostic event (e.g. LLM usage) for the attempt's timeline."""

@@ -76,31 +76,32 @@ class Connected(_Message):
     version: str = "1.0.0"
 
 
-class Start(_Message):
-    event: Literal["start"]
+class _Sequenced(_Message):
+    """A Twilio Media Streams message: event, optional sequence number, stream id (in that
+    order on the wire; subclasses narrow ``event`` and keep its place)."""
+
+    event: str
     sequenceNumber: str | None = None  # noqa: N815
     streamSid: str  # noqa: N815
+
+
+class Start(_Sequenced):
+    event: Literal["start"]
     start: StartInfo
 
 
-class Media(_Message):
+class Media(_Sequenced):
     event: Literal["media"]
-    sequenceNumber: str | None = None  # noqa: N815
-    streamSid: str  # noqa: N815
     media: MediaPayload
 
 
-class Mark(_Message):
+class Mark(_Sequenced):
     event: Literal["mark"]
-    sequenceNumber: str | None = None  # noqa: N815
-    streamSid: str  # noqa: N815
     mark: MarkInfo
 
 
-class Stop(_Message):
+class Stop(_Sequenced):
     event: Literal["stop"]
-    sequenceNumber: str | None = None  # noqa: N815
-    streamSid: str  # noqa: N815
     stop: dict[str, Any] = Field(default_factory=dict)
 
 

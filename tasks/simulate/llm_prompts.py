@@ -190,8 +190,11 @@ def information_text(info: Any, indent: str = "") -> str:
     return "\n".join(lines)
 
 
-def caller_system_prompt(scenario: Scenario) -> str:
-    """System prompt of the ``llm`` caller: who it is, what it wants, how it talks and ends."""
+def caller_system_prompt(scenario: Scenario, persona_text: str | None = None) -> str:
+    """System prompt of the ``llm`` caller: who it is, what it wants, how it talks and ends.
+
+    ``persona_text`` (a behaviour persona's, spec 8.1) replaces the scenario's persona, as
+    EVA's ``user_behaviors.yaml`` fragment does."""
     goal = scenario.user_goal
     user = scenario.user_config
     name = str(user.get("name") or "").strip()
@@ -203,7 +206,7 @@ def caller_system_prompt(scenario: Scenario) -> str:
     ]
     if name:
         parts.append(f"# Who you are\nYour name is {name}.")
-    persona = str(user.get("user_persona") or "").strip()
+    persona = (persona_text or str(user.get("user_persona") or "")).strip()
     if persona:
         parts.append(f"# Your personality\n{persona}")
     if goal.get("high_level_user_goal"):

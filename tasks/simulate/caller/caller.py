@@ -8,6 +8,10 @@ a line it already said, it says it again; when the agent gives up, it applies th
 failure condition (closes politely and hangs up); after its last line it says goodbye
 and ends the call.
 
+With a behaviour persona (:mod:`tasks.simulate.caller.persona`) it also withholds values
+until asked, repeats itself and asks the agent to say things again, each turn's draws
+from its own generator; ``CallerTurn.behavior`` and the ``persona`` events say what it did.
+
 It never hangs up in the same turn as answering an open question (the EVA simulator's
 rule: end the call only after goodbye, never in the turn that gives information or
 approval): a last line that answers the agent's question and also says "that's all" is
@@ -22,7 +26,16 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from perturbations.behavior import PersonaParams
 from scenarios.models import Scenario
+from tasks.records import TimelineEvent
+from tasks.simulate.caller.persona import (
+    ASK_REPEAT,
+    PersonaBehavior,
+    PersonaPlay,
+    RngFactory,
+    persona_rngs,
+)
 from tasks.simulate.dialogue.cues import (
     asks_again_which,
     asks_question,
@@ -65,6 +78,9 @@ class CallerTurn(BaseModel):
     text: str = Field(description="What the caller says")
     kind: CallerTurnKind = Field(default="line", description="What the turn does")
     end_call: bool = Field(default=False, description="The caller hangs up after saying it")
+    behavior: list[PersonaBehavior] = Field(
+        default_factory=list, description="What the persona did in it (withheld, repeated, ...)"
+    )
 
 
 class InfoItem(BaseModel):
@@ -137,9 +153,17 @@ def heard_part(expected: str, heard: str) -> str:
 class ScriptedCaller:
     """Caller policy over text: ``respond(heard_agent_text) -> CallerTurn``."""
 
-    def __init__(self, scenario: Scenario) -> None:
+    def __init__(
+        self,
+        scenario: Scenario,
+        persona: PersonaParams | None = None,
+        rng_for: RngFactory | None = None,
+    ) -> None:
         self.script = build_script(scenario)
         self.info = information_items(scenario.user_goal)
+        self.persona = (
+            None if persona is None else PersonaPlay(persona, rng_for or persona_rngs(0), self.info)
+        )
         self.position = 0
         self.last_text = ""
         self.repeat_requests = 0
@@ -150,10 +174,16 @@ class ScriptedCaller:
     def respond(self, heard: str) -> CallerTurn:
         if self.ended:
             return self._turn(CLOSING, "closing", end=True)
+        if self.persona is not None:
+            self.persona.start_turn()
         if is_empty(heard) and self.repeat_requests < MAX_REPEAT_REQUESTS:
             self.repeat_requests += 1
+            if self.persona is not None:
+                self.persona.heard_nothing()
             return CallerTurn(text=REPEAT_REQUEST, kind="repeat_request")
         self.repeat_requests = 0
+        if self.persona is not None and self.persona.asks_repeat():
+            return CallerTurn(text=ASK_REPEAT, kind="repeat_request", behavior=["ask_repeat"])
         expected = self.script.agent_text(self.position)
         coverage = similarity(heard, heard_part(expected, heard))
         on_script = coverage >= ON_SCRIPT and similarity(expected, heard) >= ON_SCRIPT_PRECISION
@@ -166,6 +196,8 @@ class ScriptedCaller:
                 # Asked again after being misunderstood, people spell with care.
                 spell = asks_to_spell(extra) or is_repair(extra)
                 text = ". ".join(say_value(item.value, spell) for item in requested)
+                if self.persona is not None:
+                    self.persona.given(text)
                 return self._turn(f"{text}.", "answer")
             if gives_up(extra):
                 return self._turn(FAILURE_CLOSING, "give_up", end=True)
@@ -173,10 +205,21 @@ class ScriptedCaller:
                 return self._turn(self.last_text, "repeat")
         return self._next_line(heard)
 
-    def _turn(self, text: str, kind: CallerTurnKind, end: bool = False) -> CallerTurn:
+    @property
+    def events(self) -> list[TimelineEvent]:
+        """What the persona did, for the attempt's timeline (none without one)."""
+        return [] if self.persona is None else self.persona.events
+
+    def _turn(
+        self,
+        text: str,
+        kind: CallerTurnKind,
+        end: bool = False,
+        behavior: list[PersonaBehavior] | None = None,
+    ) -> CallerTurn:
         self.last_text = text
         self.ended = self.ended or end
-        return CallerTurn(text=text, kind=kind, end_call=end)
+        return CallerTurn(text=text, kind=kind, end_call=end, behavior=behavior or [])
 
     def _next_line(self, heard: str) -> CallerTurn:
         lines = self.script.user_lines
@@ -190,7 +233,13 @@ class ScriptedCaller:
         text = lines[self.position]
         self.position += 1
         last = self.position == len(lines)
-        return self._turn(text, "line", end=last and says_goodbye(text) and not open_question)
+        end = last and says_goodbye(text) and not open_question
+        if self.persona is None:
+            return self._turn(text, "line", end=end)
+        said, done = self.persona.shape_line(
+            text, lambda item: bool(self._best_items(heard, MIN_KEY_SCORE, [item]))
+        )
+        return self._turn(said, "line", end=end, behavior=done)
 
     def _requested(self, heard: str) -> list[InfoItem]:
         """Information items the agent asks for that the next line does not already give."""
@@ -202,20 +251,27 @@ class ScriptedCaller:
         for part in clauses(heard):
             minimum = MIN_KEY_SCORE if asks_question(part) else 1.0
             chosen.update((item.value, item) for item in self._best_items(part, minimum))
+        pending = self.persona.pending if self.persona is not None else []
         if not chosen:
-            return []
+            # Asked something it cannot place while it owes a value it left out: that.
+            return list(pending)
         upcoming = self.script.user_lines[self.position : self.position + 1]
         upcoming_sig = "".join(signature(t) for line in upcoming for t in tokens(line))
         if any(signature(value) in upcoming_sig for value in chosen):
             return []  # the script answers it next
-        return list(chosen.values())
+        # What it left out is what it knows it owes: given before any other item the
+        # question names as well (the colleague's employee id, not its own).
+        owed = [item for item in chosen.values() if item in pending]
+        return owed or list(chosen.values())
 
-    def _best_items(self, part: str, minimum: float) -> list[InfoItem]:
-        """The information items whose key the words of ``part`` name best (at least
-        ``minimum`` of the key's words)."""
+    def _best_items(
+        self, part: str, minimum: float, among: list[InfoItem] | None = None
+    ) -> list[InfoItem]:
+        """The information items (of ``among``, default all) whose key the words of
+        ``part`` name best (at least ``minimum`` of the key's words)."""
         said = {sounds_like(w) for w in words(part)}
         scored = []
-        for item in self.info:
+        for item in self.info if among is None else among:
             if item.label:
                 score = sum(sounds_like(w) in said for w in item.label) / len(item.label)
                 if score >= minimum:

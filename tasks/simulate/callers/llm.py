@@ -8,6 +8,7 @@ information; both rules are checked here, not just asked for: a refused ``end_ca
 answered with the reason, the turn's words are still spoken and the call goes on. A hang-up
 with no words says :data:`CALLER_FINAL_GOODBYE`, so the last turn always carries a goodbye.
 
+Under a behaviour persona condition the persona's text replaces the record's (spec 8.1).
 In audio mode the harness speaks the turns with our TTS, like the scripted caller's. A
 caller model that cannot be reached is an infrastructure failure, not the agent's: it
 raises :class:`CallerModelError`, which the harness records as ``harness_error``.
@@ -23,6 +24,7 @@ from scenarios.models import Scenario
 from tasks.llm_client import ChatClient, ChatEndpoint, ChatResult, parse_endpoint_params
 from tasks.records import TimelineEvent
 from tasks.simulate.caller.caller import CallerTurn, information_items
+from tasks.simulate.caller.persona import condition_persona
 from tasks.simulate.callers import CALLERS
 from tasks.simulate.config import SimulationConfig
 from tasks.simulate.dialogue.cues import says_goodbye
@@ -67,11 +69,15 @@ class LLMCaller:
     """Caller policy over text: ``respond(heard_agent_text) -> CallerTurn``."""
 
     def __init__(
-        self, scenario: Scenario, params: LLMCallerParams, client: ChatClient | None = None
+        self,
+        scenario: Scenario,
+        params: LLMCallerParams,
+        client: ChatClient | None = None,
+        persona_text: str | None = None,
     ) -> None:
         self.params = params
         self.client = client or ChatClient(params)
-        self.system_prompt = caller_system_prompt(scenario)
+        self.system_prompt = caller_system_prompt(scenario, persona_text)
         self.opening = str(scenario.user_goal.get("starting_utterance") or "").strip()
         self.info_signatures = {
             sig
@@ -162,4 +168,7 @@ class LLMCallerDefinition:
         if params.send_seed and "seed" not in params.extra_body:
             extra = {**params.extra_body, "seed": config.seed + config.trial}
             params = params.model_copy(update={"extra_body": extra})
-        return LLMCaller(scenario, params)
+        # A behaviour persona condition plays that persona (spec 8.1): its text, not the
+        # record's, is who the model is.
+        persona = condition_persona(config.condition)
+        return LLMCaller(scenario, params, persona_text=persona.persona_text if persona else None)

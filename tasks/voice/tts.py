@@ -24,7 +24,10 @@ from perturbations.audio import Clip, VoiceSpec
 from tasks.voice.espeak import espeak_synth
 
 TtsEngine = Callable[[str, VoiceSpec], Clip]
-TTS_ENGINES: Registry[TtsEngine] = Registry("TTS engine", entry_point_group="evaflow.tts")
+# Hosted engines (tasks/voice/providers/) are imported on the first lookup, not here.
+TTS_ENGINES: Registry[TtsEngine] = Registry(
+    "TTS engine", package="tasks.voice.providers", entry_point_group="evaflow.tts"
+)
 
 ESPEAK_RATE = 22050
 

@@ -1,0 +1,13 @@
+"""Caller voices from hosted TTS APIs, each one module registered in ``TTS_ENGINES``.
+
+``openai`` (``/v1/audio/speech``), ``elevenlabs`` (``/v1/text-to-speech/{voice_id}``) and
+``cartesia`` (``/tts/bytes``). Each reads its key from the environment (``OPENAI_API_KEY``,
+``ELEVENLABS_API_KEY``, ``CARTESIA_API_KEY``), its base URL from ``OPENAI_BASE_URL``,
+``ELEVENLABS_BASE_URL``, ``CARTESIA_BASE_URL`` (the providers' own hosts by default; tests
+point them at local fakes) and asks for raw 16-bit PCM, so no decoder is needed.
+``VoiceSpec.voice`` is ``"VOICE"`` or ``"MODEL:VOICE"``; an eSpeak voice name (the persona
+default, ``en-us+klatt5``) means "the engine's default voice", higher or lower by pitch.
+
+``TTS_ENGINES`` imports this package's modules on its first lookup; ``httpx`` is imported
+only when a request is made, so ``import evaflow`` stays light.
+"""

@@ -1,0 +1,113 @@
+"""What the hosted TTS engines share: key and URL from the environment, the voice string,
+one POST that returns audio bytes or a :class:`TtsError` naming engine, status and the
+provider's own message, and PCM16 bytes to a ``Clip``."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from perturbations.audio import Clip, VoiceSpec
+from tasks.voice.tts import TtsError
+
+TIMEOUT_S = 30.0
+# The persona's default speaking rate (tasks.simulate.voices): speed 1.0 at the providers.
+BASE_WPM = 165
+# eSpeak names ("en", "en-us", "en-gb-scotland+klatt3"): a language code, optional dashed
+# region/dialect parts, an optional +variant. Provider voice names and ids never look so.
+_ESPEAK_NAME = re.compile(r"^[a-z]{2,3}(-[a-z0-9]+)*(\+[a-z0-9_-]+)?$")
+_HIGH_PITCH = 60  # persona voices at or above this pitch get the engine's higher voice
+
+
+@dataclass(frozen=True)
+class Provider:
+    """One hosted engine: its registry name, key and base-URL variables, defaults."""
+
+    engine: str
+    key_env: str
+    url_env: str
+    default_url: str
+    default_model: str
+    high_voice: str
+    low_voice: str
+
+    def api_key(self) -> str:
+        key = os.environ.get(self.key_env, "").strip()
+        if not key:
+            raise TtsError(f"the {self.engine!r} TTS engine needs an API key: set {self.key_env}")
+        return key
+
+    def base_url(self) -> str:
+        return (os.environ.get(self.url_env) or self.default_url).rstrip("/")
+
+    def model_and_voice(self, voice: VoiceSpec) -> tuple[str, str]:
+        """``"MODEL:VOICE"`` or ``"VOICE"``; an eSpeak name picks the default voice."""
+        model, sep, name = voice.voice.partition(":")
+        if not sep:
+            model, name = self.default_model, voice.voice
+        if not name or _ESPEAK_NAME.match(name):
+            name = self.high_voice if voice.pitch >= _HIGH_PITCH else self.low_voice
+        return model or self.default_model, name
+
+
+def speed_factor(voice: VoiceSpec, low: float, high: float) -> float:
+    """The persona's words per minute as a provider speed factor, clamped to its range."""
+    return round(min(high, max(low, voice.rate_wpm / BASE_WPM)), 3)
+
+
+def error_message(body: bytes) -> str:
+    """The provider's own message from an error body (OpenAI ``error.message``, ElevenLabs
+    ``detail.message`` or ``detail[0].msg``, Cartesia ``error``/``message``), else its text."""
+    text = body.decode("utf-8", "replace").strip()
+    try:
+        data: Any = json.loads(text)
+    except ValueError:
+        return text[:300] or "(empty body)"
+    for key in ("error", "detail", "message"):
+        value = data.get(key) if isinstance(data, dict) else None
+        if isinstance(value, list) and value:
+            value = value[0]
+        if isinstance(value, dict):
+            value = value.get("message") or value.get("msg") or json.dumps(value)
+        if isinstance(value, str) and value:
+            return value
+    return text[:300]
+
+
+def post_audio(
+    engine: str,
+    url: str,
+    *,
+    headers: dict[str, str],
+    body: dict[str, Any],
+    params: dict[str, str] | None = None,
+) -> bytes:
+    """POST ``body`` as JSON; the response's audio bytes, or a TtsError."""
+    import httpx  # here, not at import: the registry imports this module on first lookup
+
+    try:
+        response = httpx.post(url, headers=headers, json=body, params=params, timeout=TIMEOUT_S)
+    except httpx.HTTPError as exc:
+        raise TtsError(
+            f"{engine} TTS: request to {url} failed: {type(exc).__name__}: {exc}"
+        ) from exc
+    if response.status_code >= 400:
+        raise TtsError(
+            f"{engine} TTS: HTTP {response.status_code} from {url}: "
+            f"{error_message(response.content)}"
+        )
+    return response.content
+
+
+def pcm16_clip(engine: str, data: bytes, rate: int, text: str) -> Clip:
+    """Little-endian 16-bit mono PCM as a ``Clip``; empty or odd-length audio is an error."""
+    if len(data) < 2 or len(data) % 2:
+        raise TtsError(
+            f"{engine} TTS returned {len(data)} bytes, not 16-bit PCM, for {text[:60]!r}"
+        )
+    return Clip.from_int16(np.frombuffer(data, dtype="<i2").astype(np.int16), rate)

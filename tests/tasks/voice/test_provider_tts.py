@@ -1,0 +1,247 @@
+"""Hosted caller voices (tasks/voice/providers) against local fakes of the providers' APIs.
+
+The fakes (tests/fakes/tts_apis.py) speak each API's published protocol and answer with
+real eSpeak speech, so these tests exercise the real HTTP path, the PCM decoding and, for
+OpenAI, the official SDK against the same fake."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import numpy as np
+import pytest
+
+from perturbations.audio import VoiceSpec
+from scenarios.loader import load_eva_scenarios
+from tasks.simulate import SimulationConfig, simulate
+from tasks.voice.providers._http import Provider
+from tasks.voice.providers.openai_tts import OPENAI
+from tasks.voice.tts import TTS_ENGINES, TtsError, synthesize
+from tests.fakes.tts_apis import FakeTtsServer, cartesia_fake, elevenlabs_fake, openai_fake
+from tests.tasks.simulate.clocks.short_calls import first_lines
+
+KEY = "sk-test-0123456789abcdef"
+TEXT = "Hi, I need to change my flight to March twenty fifth, please."
+REPO = Path(__file__).resolve().parents[3]
+
+
+@dataclass(frozen=True)
+class Engine:
+    name: str
+    fake: Callable[[str], FakeTtsServer]
+    key_env: str
+    url_env: str
+    rate: int
+    provider_message: str  # what the provider says on a wrong key
+
+
+ENGINES = [
+    Engine("openai", openai_fake, "OPENAI_API_KEY", "OPENAI_BASE_URL", 24000, "Incorrect API key"),
+    Engine(
+        "elevenlabs",
+        elevenlabs_fake,
+        "ELEVENLABS_API_KEY",
+        "ELEVENLABS_BASE_URL",
+        16000,
+        "Invalid API key",
+    ),
+    Engine(
+        "cartesia", cartesia_fake, "CARTESIA_API_KEY", "CARTESIA_BASE_URL", 24000, "Invalid API key"
+    ),
+]
+
+
+@pytest.fixture(params=ENGINES, ids=[e.name for e in ENGINES])
+def served(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[tuple[Engine, FakeTtsServer]]:
+    engine: Engine = request.param
+    with engine.fake(KEY) as fake:
+        monkeypatch.setenv(engine.key_env, KEY)
+        monkeypatch.setenv(engine.url_env, fake.url)
+        yield engine, fake
+
+
+def test_hosted_engines_are_discovered_without_importing_httpx() -> None:
+    assert {"openai", "elevenlabs", "cartesia"} <= set(TTS_ENGINES.names())
+    code = (
+        "import sys; from tasks.voice.tts import TTS_ENGINES;"
+        "names = TTS_ENGINES.names(); print('openai' in names, 'httpx' in sys.modules)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True
+    )
+    assert out.stdout.split() == ["True", "False"]
+
+
+def test_engine_speaks_through_its_fake(served: tuple[Engine, FakeTtsServer]) -> None:
+    engine, fake = served
+    clip = synthesize(TEXT, VoiceSpec(), engine.name)
+    assert clip.rate == engine.rate
+    assert clip.rms() > 0.01  # speech, not silence
+    # ~11 words at the default 165 wpm is ~4 s; eSpeak's pauses and lead-in widen it.
+    expected_s = len(TEXT.split()) / (165 / 60)
+    assert 0.5 * expected_s < clip.duration_s < 2.0 * expected_s
+    assert len(fake.requests) == 1 and fake.requests[0].method == "POST"
+
+
+def test_request_fields_reach_the_wire(served: tuple[Engine, FakeTtsServer]) -> None:
+    engine, fake = served
+    name = "shimmer" if engine.name == "openai" else "voice42"
+    synthesize(TEXT, VoiceSpec(voice=f"my-model:{name}", rate_wpm=330), engine.name)
+    sent = fake.requests[0]
+    body = sent.json()
+    if engine.name == "openai":
+        assert sent.headers["authorization"] == f"Bearer {KEY}"
+        assert (body["model"], body["voice"], body["response_format"]) == (
+            "my-model",
+            "shimmer",
+            "pcm",
+        )
+        assert body["speed"] == 2.0
+    elif engine.name == "elevenlabs":
+        assert sent.path == "/v1/text-to-speech/voice42"
+        assert sent.query == {"output_format": "pcm_16000"}
+        assert sent.headers["xi-api-key"] == KEY
+        assert body["model_id"] == "my-model" and body["voice_settings"]["speed"] == 1.2
+    else:
+        assert sent.headers["x-api-key"] == KEY and sent.headers["cartesia-version"]
+        assert body["voice"] == {"mode": "id", "id": "voice42"}
+        assert body["output_format"] == {
+            "container": "raw",
+            "encoding": "pcm_s16le",
+            "sample_rate": 24000,
+        }
+
+
+def test_speed_changes_the_audio(served: tuple[Engine, FakeTtsServer]) -> None:
+    """Where a speed parameter exists, a faster persona is shorter speech (Cartesia: none)."""
+    engine, _ = served
+    normal = synthesize(TEXT, VoiceSpec(), engine.name).duration_s
+    fast = synthesize(TEXT, VoiceSpec(rate_wpm=300), engine.name).duration_s
+    if engine.name == "cartesia":
+        assert fast == pytest.approx(normal)
+    else:
+        assert fast < 0.9 * normal
+
+
+def test_wrong_key_names_engine_status_and_provider_message(
+    served: tuple[Engine, FakeTtsServer], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    engine, _ = served
+    monkeypatch.setenv(engine.key_env, "sk-wrong-key-000000")
+    with pytest.raises(TtsError) as err:
+        synthesize(TEXT, VoiceSpec(), engine.name)
+    message = str(err.value)
+    assert engine.name in message and "HTTP 401" in message
+    assert engine.provider_message in message
+
+
+def test_missing_key_names_the_variable(
+    served: tuple[Engine, FakeTtsServer], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    engine, fake = served
+    monkeypatch.delenv(engine.key_env)
+    with pytest.raises(TtsError, match=engine.key_env):
+        synthesize(TEXT, VoiceSpec(), engine.name)
+    assert fake.requests == []  # nothing was sent without a key
+
+
+def test_unreachable_provider_is_a_tts_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")  # discard port: refused
+    with pytest.raises(TtsError, match="openai TTS: request to"):
+        synthesize(TEXT, VoiceSpec(), "openai")
+
+
+@pytest.mark.parametrize(
+    ("voice", "expected"),
+    [
+        (VoiceSpec(voice="alloy"), ("gpt-4o-mini-tts", "alloy")),
+        (VoiceSpec(voice="tts-1:echo"), ("tts-1", "echo")),
+        (VoiceSpec(voice="en-us+klatt5", pitch=70), ("gpt-4o-mini-tts", "nova")),
+        (VoiceSpec(voice="en-gb-scotland+klatt3", pitch=50), ("gpt-4o-mini-tts", "onyx")),
+        (VoiceSpec(voice="tts-1:en-us"), ("tts-1", "onyx")),
+    ],
+)
+def test_voice_string(voice: VoiceSpec, expected: tuple[str, str]) -> None:
+    assert OPENAI.model_and_voice(voice) == expected
+
+
+def test_cartesia_uuid_is_not_taken_for_an_espeak_name() -> None:
+    provider = Provider("x", "K", "U", "http://h", "m", "high", "low")
+    uuid = "a0e99841-438c-4a64-b679-ae501e7d6091"
+    assert provider.model_and_voice(VoiceSpec(voice=uuid)) == ("m", uuid)
+
+
+# ----------------------------------------------------------------------------- the fakes
+
+
+def test_openai_sdk_talks_to_the_fake_unchanged() -> None:
+    """The official client, configured only by base URL and key, gets PCM and typed errors."""
+    import openai
+
+    with openai_fake(KEY) as fake:
+        client = openai.OpenAI(api_key=KEY, base_url=fake.url, max_retries=0)
+        speech = client.audio.speech.create(
+            model="gpt-4o-mini-tts", voice="alloy", input=TEXT, response_format="pcm"
+        )
+        samples = np.frombuffer(speech.content, dtype="<i2")
+        assert samples.size / 24000 > 1.5 and np.abs(samples).max() > 1000
+        wrong = openai.OpenAI(api_key="sk-wrong-key-000000", base_url=fake.url, max_retries=0)
+        with pytest.raises(openai.AuthenticationError) as err:
+            wrong.audio.speech.create(model="tts-1", voice="alloy", input=TEXT)
+        assert err.value.status_code == 401 and err.value.code == "invalid_api_key"
+        with pytest.raises(openai.BadRequestError) as bad:
+            client.audio.speech.create(model="tts-1", voice="alloy", input=TEXT, speed=9.0)
+        assert bad.value.param == "speed"
+
+
+def test_fakes_reject_what_the_providers_reject() -> None:
+    """Each fake validates the request: a lenient fake would let a wrong client pass."""
+    with openai_fake(KEY) as fake:
+        r = httpx.post(
+            f"{fake.url}/audio/speech",
+            headers={"Authorization": f"Bearer {KEY}"},
+            json={"model": "tts-1", "voice": "alloy"},
+        )
+        assert r.status_code == 400 and r.json()["error"]["param"] == "input"
+    with elevenlabs_fake(KEY) as fake:
+        r = httpx.post(f"{fake.url}/v1/text-to-speech/abc", headers={"xi-api-key": KEY}, json={})
+        assert r.status_code == 422 and r.json()["detail"][0]["loc"] == ["body", "text"]
+    with cartesia_fake(KEY) as fake:
+        body = {"model_id": "sonic-2", "transcript": "hi", "voice": {"mode": "id", "id": "v"}}
+        r = httpx.post(f"{fake.url}/tts/bytes", headers={"X-API-Key": KEY}, json=body)
+        assert r.status_code == 400 and "Cartesia-Version" in r.json()["error"]
+        headers = {"X-API-Key": KEY, "Cartesia-Version": "2024-11-13"}
+        r = httpx.post(f"{fake.url}/tts/bytes", headers=headers, json=body)
+        assert r.status_code == 400 and "output_format" in r.json()["error"]
+
+
+# ----------------------------------------------------------------------------- a call
+
+
+def test_audio_call_with_an_openai_caller_voice(
+    eva_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A one-line audio call whose caller speaks through the OpenAI fake: the reference agent
+    recognises the first caller turn from that audio."""
+    record_ = load_eva_scenarios(eva_root, ["itsm"], ["14"])[0]
+    scenario = first_lines(record_, 1).model_copy(update={"expected_db": record_.initial_db})
+    with openai_fake(KEY) as fake:
+        monkeypatch.setenv("OPENAI_API_KEY", KEY)
+        monkeypatch.setenv("OPENAI_BASE_URL", fake.url)
+        config = SimulationConfig(
+            mode="audio", audio_dir=tmp_path, cache_dir=tmp_path / "cache", caller_tts="openai"
+        )
+        record = simulate(scenario, config)
+    assert record.status == "ok", record.error
+    user_turns = record.turns_of("user")
+    assert user_turns and user_turns[0].heard_text.strip()
+    said = [r.json()["input"] for r in fake.requests]
+    assert len(said) == len(user_turns) and said[0]  # every caller turn was voiced by the fake

@@ -8,6 +8,8 @@ Engines are callables ``(text, voice) -> Clip`` registered in ``TTS_ENGINES``:
   ``tasks.voice.espeak.english_voices`` / ``variants``).
 * ``piper`` (optional extra ``evaflow[piper]``): ``voice.voice`` is the path of a local
   ``.onnx`` voice model the user provides; nothing is downloaded.
+* ``openai``, ``elevenlabs``, ``cartesia``: hosted APIs, one module each in
+  ``tasks/voice/providers/`` (keys and base URLs from the environment).
 """
 
 from __future__ import annotations

@@ -18,12 +18,15 @@ import pytest
 
 from perturbations.audio import VoiceSpec
 from scenarios.loader import load_eva_scenarios
+from tasks.config import CallerSpec
 from tasks.simulate import SimulationConfig, simulate
+from tasks.simulation import simulation_config
 from tasks.voice.providers._http import Provider
 from tasks.voice.providers.openai_tts import OPENAI
 from tasks.voice.tts import TTS_ENGINES, TtsError, synthesize
 from tests.fakes.tts_apis import FakeTtsServer, cartesia_fake, elevenlabs_fake, openai_fake
 from tests.tasks.simulate.clocks.short_calls import first_lines
+from tests.tasks.specs import trial_spec
 
 KEY = "sk-test-0123456789abcdef"
 TEXT = "Hi, I need to change my flight to March twenty fifth, please."
@@ -224,6 +227,16 @@ def test_fakes_reject_what_the_providers_reject() -> None:
 
 
 # ----------------------------------------------------------------------------- a call
+
+
+def test_run_config_caller_params_pick_the_engine_and_voice() -> None:
+    """The README's form, ``caller: {params: {tts: openai, voice: {...}}}``, reaches the call."""
+    params = {"tts": "openai", "voice": {"voice": "tts-1:alloy"}}
+    spec = trial_spec(caller=CallerSpec(name="scripted", params=params))
+    config = simulation_config(spec, 1)
+    assert config.caller_tts == "openai"
+    assert config.caller_voice == VoiceSpec(voice="tts-1:alloy")
+    assert config.caller_params == {}
 
 
 def test_audio_call_with_an_openai_caller_voice(

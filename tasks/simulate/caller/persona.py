@@ -168,7 +168,11 @@ class PersonaPlay:
         for item in held[cut]:
             self.pending.append(item)
             self.withheld_once.add(item.value)
-        self.record("withheld", labels=[" ".join(it.label) for it in held[cut]])
+        self.record(
+            "withheld",
+            labels=[" ".join(it.label) for it in held[cut]],
+            values=[it.value for it in held[cut]],
+        )
         kept = " ".join(p for i, p in enumerate(parts) if i != cut).strip()
         kept = re.sub(r"^and\s+", "", kept)
         kept = re.sub(r"[,;]\s*$", ".", kept)

@@ -67,6 +67,7 @@ class Response:
     status: int
     body: bytes
     content_type: str = "application/json"
+    headers: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def of_json(cls, status: int, data: Any) -> Response:
@@ -113,6 +114,18 @@ def _openai_error(
 ) -> Response:
     error = {"message": message, "type": "invalid_request_error", "param": param, "code": code}
     return Response.of_json(status, {"error": error})
+
+
+def openai_rate_limited(retry_after_s: int = 0) -> Response:
+    """A 429 as the API sends it when a rate limit is hit (for ``FakeTtsServer.queued``)."""
+    error = {
+        "message": "Rate limit reached for requests. Please try again later.",
+        "type": "requests",
+        "param": None,
+        "code": "rate_limit_exceeded",
+    }
+    response = Response.of_json(429, {"error": error})
+    return Response(429, response.body, headers={"Retry-After": str(retry_after_s)})
 
 
 def _openai_auth(request: Request, key: str) -> Response | None:
@@ -299,6 +312,8 @@ class FakeTtsServer:
     answer: Answer
     prefix: str = ""
     requests: list[Request] = field(default_factory=list)
+    # Answers given before ``answer`` is asked, first one first (rate limits, outages).
+    queued: list[Response] = field(default_factory=list)
     _server: ThreadingHTTPServer | None = None
 
     @property
@@ -342,9 +357,11 @@ class FakeTtsServer:
                     body=self.rfile.read(length),
                 )
                 fake.requests.append(request)
-                response = fake.answer(request)
+                response = fake.queued.pop(0) if fake.queued else fake.answer(request)
                 self.send_response(response.status)
                 self.send_header("Content-Type", response.content_type)
+                for name, value in response.headers.items():
+                    self.send_header(name, value)
                 self.send_header("Content-Length", str(len(response.body)))
                 self.end_headers()
                 self.wfile.write(response.body)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,6 +17,10 @@ from perturbations.audio import Clip, VoiceSpec
 from tasks.voice.tts import TtsError
 
 TIMEOUT_S = 30.0
+ATTEMPTS = 3
+RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
+BACKOFF_S = 0.5
+MAX_WAIT_S = 8.0
 # The persona's default speaking rate (tasks.simulate.voices): speed 1.0 at the providers.
 BASE_WPM = 165
 # eSpeak names ("en", "en-us", "en-gb-scotland+klatt3"): a language code, optional dashed
@@ -79,6 +84,17 @@ def error_message(body: bytes) -> str:
     return text[:300]
 
 
+def retry_wait_s(headers: Any, attempt: int) -> float:
+    """Seconds before retry ``attempt`` (1-based): the server's ``Retry-After`` when it sends
+    seconds, else exponential backoff; capped so a call never stalls on one turn."""
+    value = headers.get("retry-after")
+    try:
+        wait = float(value) if value is not None else BACKOFF_S * 2 ** (attempt - 1)
+    except ValueError:  # an HTTP date: not worth parsing for a capped wait
+        wait = BACKOFF_S * 2 ** (attempt - 1)
+    return min(max(wait, 0.0), MAX_WAIT_S)
+
+
 def post_audio(
     engine: str,
     url: str,
@@ -87,18 +103,27 @@ def post_audio(
     body: dict[str, Any],
     params: dict[str, str] | None = None,
 ) -> bytes:
-    """POST ``body`` as JSON; the response's audio bytes, or a TtsError."""
+    """POST ``body`` as JSON; the response's audio bytes, or a TtsError.
+
+    Rate limits and transient server errors (``RETRY_STATUSES``) are retried up to
+    ``ATTEMPTS`` times, because a hosted voice that is briefly busy should not end a call
+    the agent was handling well; anything else (a bad key, a bad voice) fails at once."""
     import httpx  # here, not at import: the registry imports this module on first lookup
 
-    try:
-        response = httpx.post(url, headers=headers, json=body, params=params, timeout=TIMEOUT_S)
-    except httpx.HTTPError as exc:
-        raise TtsError(
-            f"{engine} TTS: request to {url} failed: {type(exc).__name__}: {exc}"
-        ) from exc
+    for attempt in range(1, ATTEMPTS + 1):
+        try:
+            response = httpx.post(url, headers=headers, json=body, params=params, timeout=TIMEOUT_S)
+        except httpx.HTTPError as exc:
+            raise TtsError(
+                f"{engine} TTS: request to {url} failed: {type(exc).__name__}: {exc}"
+            ) from exc
+        if response.status_code not in RETRY_STATUSES or attempt == ATTEMPTS:
+            break
+        time.sleep(retry_wait_s(response.headers, attempt))
     if response.status_code >= 400:
+        tried = f" (after {ATTEMPTS} attempts)" if response.status_code in RETRY_STATUSES else ""
         raise TtsError(
-            f"{engine} TTS: HTTP {response.status_code} from {url}: "
+            f"{engine} TTS: HTTP {response.status_code} from {url}{tried}: "
             f"{error_message(response.content)}"
         )
     return response.content

@@ -21,10 +21,16 @@ from scenarios.loader import load_eva_scenarios
 from tasks.config import CallerSpec
 from tasks.simulate import SimulationConfig, simulate
 from tasks.simulation import simulation_config
-from tasks.voice.providers._http import Provider
+from tasks.voice.providers._http import MAX_WAIT_S, Provider, retry_wait_s
 from tasks.voice.providers.openai_tts import OPENAI
 from tasks.voice.tts import TTS_ENGINES, TtsError, synthesize
-from tests.fakes.tts_apis import FakeTtsServer, cartesia_fake, elevenlabs_fake, openai_fake
+from tests.fakes.tts_apis import (
+    FakeTtsServer,
+    cartesia_fake,
+    elevenlabs_fake,
+    openai_fake,
+    openai_rate_limited,
+)
 from tests.tasks.simulate.clocks.short_calls import first_lines
 from tests.tasks.specs import trial_spec
 
@@ -136,13 +142,14 @@ def test_speed_changes_the_audio(served: tuple[Engine, FakeTtsServer]) -> None:
 def test_wrong_key_names_engine_status_and_provider_message(
     served: tuple[Engine, FakeTtsServer], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    engine, _ = served
+    engine, fake = served
     monkeypatch.setenv(engine.key_env, "sk-wrong-key-000000")
     with pytest.raises(TtsError) as err:
         synthesize(TEXT, VoiceSpec(), engine.name)
     message = str(err.value)
     assert engine.name in message and "HTTP 401" in message
     assert engine.provider_message in message
+    assert len(fake.requests) == 1  # a bad key is not retried
 
 
 def test_missing_key_names_the_variable(
@@ -153,6 +160,26 @@ def test_missing_key_names_the_variable(
     with pytest.raises(TtsError, match=engine.key_env):
         synthesize(TEXT, VoiceSpec(), engine.name)
     assert fake.requests == []  # nothing was sent without a key
+
+
+def test_rate_limits_are_retried(monkeypatch: pytest.MonkeyPatch) -> None:
+    with openai_fake(KEY) as fake:
+        monkeypatch.setenv("OPENAI_API_KEY", KEY)
+        monkeypatch.setenv("OPENAI_BASE_URL", fake.url)
+        fake.queued += [openai_rate_limited(), openai_rate_limited()]
+        clip = synthesize(TEXT, VoiceSpec(), "openai")
+        assert clip.rms() > 0.01 and len(fake.requests) == 3
+        fake.queued += [openai_rate_limited()] * 3
+        with pytest.raises(TtsError, match=r"HTTP 429 .*after 3 attempts.*Rate limit reached"):
+            synthesize(TEXT, VoiceSpec(), "openai")
+        assert len(fake.requests) == 6
+
+
+def test_retry_wait_follows_retry_after_and_is_capped() -> None:
+    assert retry_wait_s({"retry-after": "2"}, 1) == 2.0
+    assert retry_wait_s({"retry-after": "3600"}, 1) == MAX_WAIT_S
+    assert retry_wait_s({}, 1) < retry_wait_s({}, 2) <= MAX_WAIT_S
+    assert retry_wait_s({"retry-after": "Wed, 21 Oct 2015 07:28:00 GMT"}, 1) > 0
 
 
 def test_unreachable_provider_is_a_tts_error(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -258,3 +285,17 @@ def test_audio_call_with_an_openai_caller_voice(
     assert user_turns and user_turns[0].heard_text.strip()
     said = [r.json()["input"] for r in fake.requests]
     assert len(said) == len(user_turns) and said[0]  # every caller turn was voiced by the fake
+
+
+def test_a_call_without_the_key_ends_as_an_infra_error_naming_it(
+    eva_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A missing key is the harness's fault, not the agent's: the record says which one."""
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    record_ = load_eva_scenarios(eva_root, ["itsm"], ["14"])[0]
+    scenario = first_lines(record_, 1).model_copy(update={"expected_db": record_.initial_db})
+    config = SimulationConfig(
+        mode="audio", audio_dir=tmp_path, cache_dir=tmp_path / "cache", caller_tts="openai"
+    )
+    record = simulate(scenario, config)
+    assert record.status == "infra_error" and "OPENAI_API_KEY" in (record.error or "")

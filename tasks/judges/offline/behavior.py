@@ -23,6 +23,9 @@ caller's instructions hold (a question or request naming the item's key words; y
 confirmations do not count) and no later caller turn gave its value or a value of a
 variant of the item, and no write tool succeeded afterwards. duplicate_modifications: the
 same write tool ran twice with identical arguments after the caller asked again.
+What a behaviour persona may do (spec 8.1) is not asking again: a turn that only asks the
+agent to say its last turn again, or a piece restated with "Like I said, ...", asks for
+no action; a value withheld and given once the agent asks is not missing.
 extra_modifications: a write tool whose name appears nowhere in the caller's goal ran
 right after the caller asked for something the agent had not proposed (writes the agent
 chains after another write in the same turn are its own follow-ups). wrong_language: for
@@ -67,6 +70,15 @@ _ENGLISH = {
     "have",
 }
 _ASKING = re.compile(r"\b(can|could|would|please|i need|i want|i'd like|also)\b", re.I)
+# A persona's turns that ask for no action (spec 8.1): "could you say that again?" asks to
+# hear the agent again; "Like I said, ..." restates what the caller asked before.
+_SAY_AGAIN = re.compile(
+    r"\b(?:(?:can|could|would) you (?:please )?)?"
+    r"(?:say (?:that|it) again|repeat (?:that|it|yourself)|come again|pardon|"
+    r"(?:didn't|did not|couldn't|could not) (?:quite )?(?:catch|hear|get) (?:that|it|you))\b",
+    re.I,
+)
+_RESTATED = re.compile(r"^\s*like i said,[^.!?]*[.!?]?\s*", re.I)
 
 
 def _write_calls(trace: list[TraceItem], write_tools: list[str]) -> list[tuple[int, TraceItem]]:
@@ -261,9 +273,16 @@ def duplicate_modifications(inp: BehaviorInput) -> str | None:
     return None
 
 
+def asks_for_action(text: str) -> bool:
+    """The caller's turn asks the agent for something, beyond asking to hear it again and
+    beyond a piece it restates ("Like I said, ...")."""
+    text = _SAY_AGAIN.sub("", text.replace("\u2019", "'"))
+    return bool(_ASKING.search(_RESTATED.sub("", text)))
+
+
 def _asked_between(trace: list[TraceItem], first: int, second: int) -> bool:
     return any(
-        t.kind == "user" and first < t.turn_id <= second and _ASKING.search(t.text) for t in trace
+        t.kind == "user" and first < t.turn_id <= second and asks_for_action(t.text) for t in trace
     )
 
 

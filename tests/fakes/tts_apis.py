@@ -17,8 +17,9 @@ recogniser.
   ``mp3_44100_128``), JSON ``text`` required, ``model_id``, ``voice_settings.speed``.
   401 is ``{"detail": {"status": "invalid_api_key", "message": "Invalid API key"}}``, a
   body error 422 ``{"detail": [{"type", "loc", "msg"}]}`` (its FastAPI validation shape).
-* Cartesia ``POST /tts/bytes`` (API reference, versions 2024-06-10 .. 2025-04-16):
-  ``Cartesia-Version`` required, ``X-API-Key`` (or ``Authorization: Bearer``), JSON
+* Cartesia ``POST /tts/bytes`` (API reference; the ``cartesia`` SDK's ``tts.bytes``):
+  ``Cartesia-Version`` (a version date) required, ``X-API-Key`` or ``Authorization:
+  Bearer`` (older versions document the first, newer ones and the 4.x SDK the second), JSON
   ``model_id``, ``transcript``, ``voice: {mode: "id", id}``, ``output_format: {container,
   encoding, sample_rate}``. Its reference publishes no error body; the fake answers
   ``{"error": message}``.
@@ -242,7 +243,10 @@ def elevenlabs_answer(key: str) -> Answer:
 
 # ----------------------------------------------------------------------------- Cartesia
 
-CARTESIA_VERSIONS = {"2024-06-10", "2024-11-13", "2025-04-16"}
+# API versions are dates (2024-06-10, 2024-11-13, 2025-04-16, ... ; the cartesia 4.2.0 SDK
+# sends 2026-08-14): the fake takes any date from the first on rather than a list that ages.
+FIRST_CARTESIA_VERSION = "2024-06-10"
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 CARTESIA_ENCODINGS = {"pcm_s16le", "pcm_f32le", "pcm_mulaw", "pcm_alaw"}
 
 
@@ -274,10 +278,10 @@ def cartesia_answer(key: str) -> Answer:
     def answer(request: Request) -> Response:
         if request.method != "POST" or request.path != "/tts/bytes":
             return _cartesia_error(404, "not found")
-        if request.headers.get("cartesia-version") not in CARTESIA_VERSIONS:
-            return _cartesia_error(
-                400, f"Cartesia-Version must be one of {sorted(CARTESIA_VERSIONS)}"
-            )
+        version = request.headers.get("cartesia-version", "")
+        if not (_DATE.match(version) and version >= FIRST_CARTESIA_VERSION):
+            message = f"Cartesia-Version must be an API version date, not {version!r}"
+            return _cartesia_error(400, message)
         bearer = request.headers.get("authorization", "").removeprefix("Bearer ").strip()
         if key not in (request.headers.get("x-api-key"), bearer):
             return _cartesia_error(401, "Invalid API key")

@@ -232,6 +232,45 @@ def test_openai_sdk_talks_to_the_fake_unchanged() -> None:
         assert bad.value.param == "speed"
 
 
+def test_elevenlabs_sdk_talks_to_the_fake_unchanged() -> None:
+    """Runs where the ``elevenlabs`` SDK is installed (not a dependency of evaflow)."""
+    client_module = pytest.importorskip("elevenlabs.client")
+    with elevenlabs_fake(KEY) as fake:
+        client = client_module.ElevenLabs(api_key=KEY, base_url=fake.url)
+        chunks = client.text_to_speech.convert(
+            "JBFqnCBsd6RMkjVDRZzb", text=TEXT, output_format="pcm_16000"
+        )
+        samples = np.frombuffer(b"".join(chunks), dtype="<i2")
+        assert samples.size / 16000 > 1.5 and np.abs(samples).max() > 1000
+        wrong = client_module.ElevenLabs(api_key="bad", base_url=fake.url)
+        with pytest.raises(Exception) as err:
+            b"".join(wrong.text_to_speech.convert("x", text=TEXT, output_format="pcm_16000"))
+        assert getattr(err.value, "status_code", None) == 401
+
+
+def test_cartesia_sdk_talks_to_the_fake_unchanged() -> None:
+    """Runs where the ``cartesia`` SDK is installed (4.x sends a 2026 version, Bearer auth)."""
+    cartesia = pytest.importorskip("cartesia")
+    with cartesia_fake(KEY) as fake:
+        client = cartesia.Cartesia(api_key=KEY, base_url=fake.url, max_retries=0)
+        response = client.tts.generate(
+            model_id="sonic-2",
+            transcript=TEXT,
+            voice={"mode": "id", "id": "694f9389-aac1-45b6-b726-9d9369183238"},
+            output_format={"container": "raw", "encoding": "pcm_s16le", "sample_rate": 24000},
+        )
+        samples = np.frombuffer(response.read(), dtype="<i2")
+        assert samples.size / 24000 > 1.5 and np.abs(samples).max() > 1000
+        wrong = cartesia.Cartesia(api_key="bad", base_url=fake.url, max_retries=0)
+        with pytest.raises(cartesia.AuthenticationError):
+            wrong.tts.generate(
+                model_id="sonic-2",
+                transcript=TEXT,
+                voice={"mode": "id", "id": "v"},
+                output_format={"container": "raw", "encoding": "pcm_s16le", "sample_rate": 8000},
+            ).read()
+
+
 def test_fakes_reject_what_the_providers_reject() -> None:
     """Each fake validates the request: a lenient fake would let a wrong client pass."""
     with openai_fake(KEY) as fake:

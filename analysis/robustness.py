@@ -6,6 +6,12 @@ on the scenarios both conditions share; per cell a paired sign-flip permutation 
 bootstrap CI of the mean delta; Holm-Bonferroni within each family: per domain the family
 is (system, metric) across conditions x domains, pooled it is (system, metric) across
 conditions.
+
+Each delta row of the study's result also says which ``axis`` its condition perturbs
+(:func:`condition_axis`: ``acoustic``, ``behavior`` or ``both``, read from the condition's
+spec), so a report shows the deltas of EVA's behaviour personas apart from the acoustic
+conditions'. The column is added by :func:`with_axes` after the tests, so the tables of
+:func:`summary_tables` are unchanged.
 """
 
 from __future__ import annotations
@@ -85,12 +91,60 @@ class RobustnessConfig(BaseModel):
     n_bootstrap: int = Field(default=1000, ge=100, description="Bootstrap resamples per CI")
     seed: int = Field(default=42, ge=0, description="Base seed of every cell's seed")
     min_trials: int = Field(default=1, ge=1, description="Trials a scenario needs in both arms")
+    conditions_file: Path | None = Field(
+        default=None,
+        description="The run's conditions YAML, for the axis of conditions defined there",
+    )
     expected_scenarios: int | None = Field(
         default=None,
         ge=1,
         description="Completeness gate (spec 8.3): a system is left out unless every domain x "
         "condition has this many matched scenarios with min_trials trials; None: no gate",
     )
+
+
+AXIS_TABLES = ("robustness_scenario_deltas", "robustness_per_domain", "robustness_pooled")
+UNKNOWN_AXIS = "unknown"
+
+
+def condition_axis(spec: Any) -> str:
+    """What a condition perturbs: ``behavior`` (a persona or an interaction: how the caller
+    behaves), ``acoustic`` (accent, noise, connection or another registered kind: how it
+    sounds), ``both``, or ``none`` (clean)."""
+    behaves = spec.persona is not None or spec.interaction is not None
+    sounds = any(getattr(spec, a) is not None for a in ("accent", "noise", "connection"))
+    sounds = sounds or bool(spec.kinds())
+    return {(True, True): "both", (True, False): "behavior", (False, True): "acoustic"}.get(
+        (behaves, sounds), "none"
+    )
+
+
+def condition_axes(conditions: list[str], conditions_file: Path | None = None) -> dict[str, str]:
+    """The axis of each named condition; a name neither registered nor in the file is
+    ``unknown`` (a plug-in that is not installed where the analysis runs)."""
+    from perturbations.conditions import CONDITIONS, load_conditions_yaml
+
+    custom = {c.name: c for c in load_conditions_yaml(conditions_file)} if conditions_file else {}
+    axes = {}
+    for name in conditions:
+        spec = custom.get(name) or (CONDITIONS.get(name) if name in CONDITIONS else None)
+        axes[name] = UNKNOWN_AXIS if spec is None else condition_axis(spec)
+    return axes
+
+
+def with_axes(tables: dict[str, pd.DataFrame], axes: dict[str, str]) -> dict[str, pd.DataFrame]:
+    """The tables with an ``axis`` column after ``condition`` in the per-condition ones."""
+    out = dict(tables)
+    for name in AXIS_TABLES:
+        frame = tables.get(name)
+        if frame is None or "condition" not in frame.columns:
+            continue
+        frame = frame.copy()
+        where = list(frame.columns).index("condition") + 1
+        axis = [axes.get(str(c), UNKNOWN_AXIS) for c in frame["condition"]]
+        frame.insert(where, "axis", pd.Series(axis, index=frame.index, dtype=object))
+        out[name] = frame
+    return out
 
 
 def paired_deltas(summary: ScenarioSummary, config: RobustnessConfig) -> pd.DataFrame:
@@ -279,7 +333,8 @@ def analyze_robustness(data: RunData, out_dir: Path, params: dict[str, Any]) -> 
         )
     if len(conditions) < 2:
         return skipped("robustness", "only the baseline condition is present")
-    tables = summary_tables(scenarios, config)
+    axes = condition_axes(conditions, config.conditions_file)
+    tables = with_axes(summary_tables(scenarios, config), axes)
     pooled = tables["robustness_pooled"]
     if pooled.empty:
         dropped = incomplete_systems(tables["robustness_completeness"], config)
@@ -297,6 +352,7 @@ def analyze_robustness(data: RunData, out_dir: Path, params: dict[str, Any]) -> 
             for r in significant.itertuples()
         ],
         "excluded_incomplete": incomplete_systems(tables["robustness_completeness"], config),
+        "axes": axes,
     }
     return AnalysisResult(
         name="robustness",

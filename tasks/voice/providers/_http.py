@@ -27,6 +27,10 @@ BASE_WPM = 165
 # region/dialect parts, an optional +variant. Provider voice names and ids never look so.
 _ESPEAK_NAME = re.compile(r"^[a-z]{2,3}(-[a-z0-9]+)*(\+[a-z0-9_-]+)?$")
 _HIGH_PITCH = 60  # persona voices at or above this pitch get the engine's higher voice
+# eSpeak's female variants and the women's persona voice (tasks.simulate.voices), and the
+# male ones and the men's persona voice.
+_HIGH_VARIANTS = frozenset({"f1", "f2", "f3", "f4", "f5", "klatt5"})
+_LOW_VARIANTS = frozenset({"m1", "m2", "m3", "m4", "m5", "m6", "m7", "klatt3"})
 
 
 @dataclass(frozen=True)
@@ -56,8 +60,20 @@ class Provider:
         if not sep:
             model, name = self.default_model, voice.voice
         if not name or _ESPEAK_NAME.match(name):
-            name = self.high_voice if voice.pitch >= _HIGH_PITCH else self.low_voice
+            name = self.high_voice if _sounds_high(name, voice.pitch) else self.low_voice
         return model or self.default_model, name
+
+
+def _sounds_high(espeak_name: str, pitch: int) -> bool:
+    """Whether an eSpeak persona voice is a higher (women's) one: by its variant when that
+    says so, since a retake (tasks.simulate.voices.retake_voice) moves the pitch by up to 12
+    and must not swap the voice; by pitch otherwise."""
+    variant = espeak_name.partition("+")[2]
+    if variant in _HIGH_VARIANTS:
+        return True
+    if variant in _LOW_VARIANTS:
+        return False
+    return pitch >= _HIGH_PITCH
 
 
 def speed_factor(voice: VoiceSpec, low: float, high: float) -> float:

@@ -197,6 +197,10 @@ def test_unreachable_provider_is_a_tts_error(monkeypatch: pytest.MonkeyPatch) ->
         (VoiceSpec(voice="en-us+klatt5", pitch=70), ("gpt-4o-mini-tts", "nova")),
         (VoiceSpec(voice="en-gb-scotland+klatt3", pitch=50), ("gpt-4o-mini-tts", "onyx")),
         (VoiceSpec(voice="tts-1:en-us"), ("tts-1", "onyx")),
+        (VoiceSpec(voice="en-us", pitch=75), ("gpt-4o-mini-tts", "nova")),
+        # A retake moves the pitch by up to 12: the persona's voice stays the same.
+        (VoiceSpec(voice="en-us+klatt5", pitch=58), ("gpt-4o-mini-tts", "nova")),
+        (VoiceSpec(voice="en-us+klatt3", pitch=62), ("gpt-4o-mini-tts", "onyx")),
     ],
 )
 def test_voice_string(voice: VoiceSpec, expected: tuple[str, str]) -> None:

@@ -128,7 +128,7 @@ AGGRESSIVE_INTERACTION = InteractionParams(
     barge_in_rate=0.6,
     barge_in_after_s=(1.0, 3.0),
     backchannel_every_s=(2.5, 5.0),
-    backchannels=("Yeah.", "Okay.", "Yes, yes."),
+    backchannels=("Yeah.", "Okay.", "Right."),
 )
 ELDERLY_SLOW = PersonaParams(
     behavior="elderly_slow",

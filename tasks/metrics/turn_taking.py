@@ -44,6 +44,8 @@ INTERRUPT_COUNT_HARD = 3
 MIN_OVERLAP_MS = 1.0  # an assistant segment "overlaps" when it shares more than this
 # Caller barging in: how long the agent kept talking.
 YIELD_HARD_MS = 2000.0
+# An agent ``clear`` this soon after a caller backchannel ends was caused by it.
+BACKCHANNEL_STOP_WINDOW_S = 1.0
 
 
 def latency_score(x_ms: float, has_tool_call: bool) -> float:
@@ -259,6 +261,27 @@ def fallback_sub_metrics(ctx: MetricContext) -> dict[str, MetricScore]:
     }
 
 
+def backchannel_sub_metrics(ctx: MetricContext) -> dict[str, MetricScore]:
+    """The caller's backchannels ("mm-hmm" over the agent; timeline events, never turns)
+    and how often the agent stopped for one: a ``clear`` within
+    ``BACKCHANNEL_STOP_WINDOW_S`` of its end, which a good agent does not send."""
+    spans = [
+        (e.t_s, float(e.data.get("end_s", e.t_s)))
+        for e in ctx.record.events
+        if e.source == "caller" and e.kind == "backchannel"
+    ]
+    subs = {"backchannel.count": sub_score(INFO, "backchannel.count", len(spans), None)}
+    if spans:
+        clears = [e.t_s for e in ctx.record.events if e.source == "agent" and e.kind == "clear"]
+        stopped = sum(
+            any(start <= c <= end + BACKCHANNEL_STOP_WINDOW_S for c in clears)
+            for start, end in spans
+        )
+        key = "backchannel.agent_stopped_rate"
+        subs[key] = sub_score(INFO, key, round(stopped / len(spans), 4))
+    return subs
+
+
 def pretoolspeech_rate(trace: list[dict[str, Any]]) -> float | None:
     """Share of tool-call groups the agent led into with speech since the previous group.
 
@@ -307,6 +330,7 @@ def compute(ctx: MetricContext, judges: Any = None) -> MetricScore:
     subs = latency_sub_metrics(ctx, turns)
     subs.update(interruption_sub_metrics(ctx, per_evidence, len(per_score)))
     subs.update(fallback_sub_metrics(ctx))
+    subs.update(backchannel_sub_metrics(ctx))
     rate = pretoolspeech_rate(ctx.trace)
     if rate is not None:
         subs["pretoolspeech_rate"] = sub_score(INFO, "pretoolspeech_rate", rate)

@@ -79,6 +79,11 @@ class EnergyVAD:
     def in_speech(self) -> bool:
         return self._in_speech
 
+    @property
+    def last_speech_s(self) -> float:
+        """Stream time at which the last speech frame seen ended (0 before any)."""
+        return (self._last_speech + 1) * self.config.frame_ms / 1000
+
     def _frame_len(self) -> int:
         assert self._rate is not None
         return self._rate * self.config.frame_ms // 1000

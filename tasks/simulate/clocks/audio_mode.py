@@ -20,6 +20,7 @@ from tasks.simulate.callers import build_caller
 from tasks.simulate.channel import trial_channel
 from tasks.simulate.clocks.call import CallerSide
 from tasks.simulate.clocks.call_result import call_rng, fill_from_call
+from tasks.simulate.clocks.interaction import trial_interaction
 from tasks.simulate.clocks.record import finish_record, new_gateway, new_record
 from tasks.simulate.config import SimulationConfig
 from tasks.simulate.meter import ComputeMeter
@@ -65,6 +66,7 @@ async def simulate_audio_async(scenario: Scenario, config: SimulationConfig) -> 
     style = trial_style(scenario, config.condition)
     channel = trial_channel(scenario, config, rng)
     voice = trial_voice(scenario, style, config, channel, rng)
+    interaction, backchannels = trial_interaction(scenario, config, style, voice)
     # Built once per scenario, spec and seed, then reset and reused (tasks.voice.recognizer_pool).
     scenario_key = content_key(scenario.model_dump_json())
     ears_key = ("caller", scenario_key, config.caller_stt, str(config.cache_dir), config.seed)
@@ -93,7 +95,18 @@ async def simulate_audio_async(scenario: Scenario, config: SimulationConfig) -> 
             ) as ws,
         ):
             side = CallerSide(
-                ws, caller, style, voice, recognizer, channel, gateway, config, rng, meter
+                ws,
+                caller,
+                style,
+                voice,
+                recognizer,
+                channel,
+                gateway,
+                config,
+                rng,
+                meter,
+                interaction=interaction,
+                backchannels=backchannels,
             )
             gateway.now = side.clock.now
             reason, error, duration = await side.run()

@@ -15,7 +15,6 @@ import contextlib
 import random
 import time
 from collections import deque
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -27,7 +26,14 @@ from tasks.records import EndReason, TimelineEvent
 from tasks.simulate.caller.caller import CallerTurn
 from tasks.simulate.callers import CallerPolicy
 from tasks.simulate.channel import AmbientFeed, CallerChannel
+from tasks.simulate.clocks.call_state import CuttingIn, Heard, Utterance
 from tasks.simulate.clocks.clock import FRAME_S, VirtualClock
+from tasks.simulate.clocks.interaction import (
+    BackchannelPlayer,
+    CallerInteraction,
+    hesitant_speech,
+    split_frames,
+)
 from tasks.simulate.clocks.timeline import CallLog, UtteranceLog
 from tasks.simulate.clocks.tracks import CLEAN_RATE, CallTracks
 from tasks.simulate.config import SimulationConfig
@@ -52,32 +58,7 @@ class CallEnded(Exception):
         self.error = error
 
 
-@dataclass
-class _Utterance:
-    turn: CallerTurn
-    spoken: str
-    wire: list[bytes]
-    clean: list[np.ndarray]
-    start_at: float | None
-    sent: int = 0
-
-
-@dataclass
-class _Heard:
-    """What the caller has heard of the agent since it last spoke."""
-
-    frames: list[np.ndarray] = field(default_factory=list)
-    spoke: bool = False
-    speech_start: float | None = None
-    last_audio: float = -1.0
-    barged: bool = False
-    # Finished agent segments are recognised in the background while the call goes on;
-    # ``cut`` is how many frames those tasks cover.
-    pending: list[asyncio.Future[str]] = field(default_factory=list)
-    cut: int = 0
-
-
-class CallerSide:
+class CallerSide(CuttingIn):
     """Runs one call: caller behaviour, playout, VAD and the call log."""
 
     def __init__(
@@ -92,8 +73,14 @@ class CallerSide:
         config: SimulationConfig,
         rng: random.Random,
         meter: ComputeMeter | None = None,
+        interaction: CallerInteraction | None = None,
+        backchannels: BackchannelPlayer | None = None,
     ) -> None:
         self.ws, self.caller, self.style, self.voice = ws, caller, style, voice
+        self.interaction = interaction or CallerInteraction(style, 0)
+        self.backchannels = backchannels or BackchannelPlayer(None, voice, config.caller_tts)
+        self.backchannel_frame = False
+        self.prepared = 0
         self.recognizer, self.channel, self.gateway = recognizer, channel, gateway
         self.config, self.rng = config, rng
         # ``meter``: the agent's, when it is in-process (see tasks.simulate.clocks.clock).
@@ -106,8 +93,8 @@ class CallerSide:
         self.log = CallLog()
         self.events: list[TimelineEvent] = []
         self.caller_vad, self.agent_vad = EnergyVAD(), EnergyVAD()
-        self.current: _Utterance | None = None
-        self.heard = _Heard()
+        self.current: Utterance | None = None
+        self.heard = Heard()
         self.waiting_since = 0.0
         self.turns = 0
         self.caller_ended = False
@@ -162,7 +149,9 @@ class CallerSide:
         agent_pcm = await self._play(t)
         caller_pcm = wire_samples(caller_wire)
         self.tracks.add_tick(caller_pcm, clean, agent_pcm)
-        self._vad(self.caller_vad.process_samples(clean, CLEAN_RATE), "caller")
+        # A backchannel is on the line and the track, but it is not a turn.
+        heard_clean = np.zeros_like(clean) if self.backchannel_frame else clean
+        self._vad(self.caller_vad.process_samples(heard_clean, CLEAN_RATE), "caller")
         self._vad(self.agent_vad.process_samples(agent_pcm, WIRE_RATE), "agent")
         if finished is not None:
             self._finish_utterance(finished, t + FRAME_S)
@@ -176,57 +165,76 @@ class CallerSide:
 
     # ------------------------------------------------------------------ caller speech
 
-    async def _caller_frame(self, t: float) -> tuple[bytes, np.ndarray, _Utterance | None]:
+    async def _caller_frame(self, t: float) -> tuple[bytes, np.ndarray, Utterance | None]:
         utt = self.current
-        if utt is not None and utt.sent == 0 and utt.start_at is not None and t >= utt.start_at:
-            self.turns += 1
-            self.gateway.turn_id = self.turns
-            self.log.utterances.append(
-                UtteranceLog(
-                    turn_id=self.turns, text=utt.spoken, start_s=round(t, 6), end_s=round(t, 6)
-                )
-            )
-            await self._send(
-                wire.UserSpeechStart(
-                    event="user_speech_start", streamSid=self.stream_sid, timestamp_ms=int(t * 1000)
-                )
-            )
-        if utt is not None and utt.start_at is not None and t >= utt.start_at:
+        due = utt is not None and utt.start_at is not None and t >= utt.start_at
+        self.backchannel_frame = False
+        # A backchannel being said is finished before the caller's turn starts.
+        if utt is not None and due and (utt.sent or self.backchannels.playing is None):
+            if utt.sent == 0:
+                await self._start_utterance(utt, t)
             frame_wire, frame_clean = utt.wire[utt.sent], utt.clean[utt.sent]
             utt.sent += 1
             return frame_wire, frame_clean, utt if utt.sent == len(utt.wire) else None
+        backchannel = self.backchannels.next_frame()
+        if backchannel is not None:
+            self.backchannel_frame = True
+            return backchannel[0], backchannel[1], None
         ambient = self.ambient.next_frame()
         return to_wire(Clip(ambient, CLEAN_RATE)), np.zeros(CLEAN_FRAME, np.float32), None
 
-    def _finish_utterance(self, utt: _Utterance, t_end: float) -> None:
+    async def _start_utterance(self, utt: Utterance, t: float) -> None:
+        self.turns += 1
+        self.gateway.turn_id = self.turns
+        self.log.utterances.append(
+            UtteranceLog(
+                turn_id=self.turns, text=utt.spoken, start_s=round(t, 6), end_s=round(t, 6)
+            )
+        )
+        if utt.hesitation is not None:
+            offset, pause = utt.hesitation
+            data = {"pause_s": round(pause, 3), "turn_id": self.turns}
+            self.events.append(
+                TimelineEvent(
+                    t_s=round(t + offset, 3), source="caller", kind="hesitation", data=data
+                )
+            )
+        await self._send(
+            wire.UserSpeechStart(
+                event="user_speech_start", streamSid=self.stream_sid, timestamp_ms=int(t * 1000)
+            )
+        )
+
+    def _finish_utterance(self, utt: Utterance, t_end: float) -> None:
         self.log.utterances[-1].end_s = round(t_end, 6)
         self.current = None
-        self.heard = _Heard()
+        self.heard = Heard()
+        if self.agent_vad.in_speech:  # it talked on through the caller's turn: hear it
+            self.heard.spoke, self.heard.speech_start = True, t_end
         self.waiting_since = t_end
         if utt.turn.end_call:
             self.caller_ended = True
             raise CallEnded("goodbye")
 
-    async def _prepare(self, turn: CallerTurn, start_at: float | None) -> _Utterance:
+    async def _prepare(self, turn: CallerTurn, start_at: float | None) -> Utterance:
         spoken = speakable(turn.text, self.rng, self.style.disfluency)
+        self.prepared += 1
+        pause = self.interaction.hesitation(self.prepared, spoken)
+        hesitation: tuple[float, float] | None = None
         began = time.perf_counter()
-        tts = await asyncio.to_thread(synthesize, spoken, self.voice, self.config.caller_tts)
-        clean = await asyncio.to_thread(resample, tts, CLEAN_RATE)
+        engine = self.config.caller_tts
+        if pause is not None:
+            clean, offset = await asyncio.to_thread(hesitant_speech, pause, self.voice, engine)
+            hesitation = (offset, pause[2])
+        else:
+            tts = await asyncio.to_thread(synthesize, spoken, self.voice, engine)
+            clean = await asyncio.to_thread(resample, tts, CLEAN_RATE)
         self.stage_seconds["tts"] += time.perf_counter() - began
         began = time.perf_counter()
         sent = await asyncio.to_thread(self.channel.speech, clean)
-        payload = await asyncio.to_thread(to_wire, sent)
+        wire_frames, clean_frames = await asyncio.to_thread(split_frames, sent, clean)
         self.stage_seconds["perturb"] += time.perf_counter() - began
-        n = -(-len(payload) // FRAME_BYTES)
-        payload = payload.ljust(n * FRAME_BYTES, b"\xff")
-        samples = np.pad(clean.samples, (0, n * CLEAN_FRAME - clean.samples.size))
-        return _Utterance(
-            turn=turn,
-            spoken=spoken,
-            wire=[payload[i * FRAME_BYTES : (i + 1) * FRAME_BYTES] for i in range(n)],
-            clean=[samples[i * CLEAN_FRAME : (i + 1) * CLEAN_FRAME] for i in range(n)],
-            start_at=start_at,
-        )
+        return Utterance(turn, spoken, wire_frames, clean_frames, start_at, hesitation=hesitation)
 
     # ------------------------------------------------------------------ listening
 
@@ -235,7 +243,7 @@ class CallerSide:
         heard, utt = self.heard, self.current
         agent_talking = self.agent_vad.in_speech or bool(self.playout)
         if utt is not None:
-            if utt.sent == 0 and agent_talking:
+            if utt.sent == 0 and agent_talking and not utt.barge_in:
                 utt.start_at = None  # the agent went on talking: wait for it
             elif utt.start_at is None and not agent_talking:
                 utt.start_at = t + self.rng.uniform(*self.style.pause_s)
@@ -243,22 +251,13 @@ class CallerSide:
         if heard.spoke and not agent_talking and t - heard.last_audio >= AGENT_DONE_S:
             await self._respond(t, t + self.rng.uniform(*self.style.pause_s))
         elif self._barge_in_due(t):
-            heard.barged = True
-            await self._respond(t, t)
+            await self._barge_in(t)
+        elif self._backchannel_due(t):
+            await self._backchannel(t)
         elif not heard.spoke and t - self.waiting_since >= self.config.agent_timeout_s:
             raise CallEnded(
                 "agent_timeout", f"no agent speech for {self.config.agent_timeout_s:.0f} s"
             )
-
-    def _barge_in_due(self, t: float) -> bool:
-        after, heard = self.style.barge_in_after_s, self.heard
-        return (
-            after is not None
-            and not heard.barged
-            and heard.speech_start is not None
-            and self.agent_vad.in_speech
-            and t - heard.speech_start >= after
-        )
 
     def _recognize_later(self, frames: list[np.ndarray]) -> asyncio.Future[str]:
         audio = np.concatenate(frames).astype(np.float32) if frames else np.zeros(1, np.float32)
@@ -300,8 +299,10 @@ class CallerSide:
                 data={"kind": turn.kind, "heard": text},
             )
         )
-        self.current = await self._prepare(turn, start_at)
-        self.heard = _Heard(spoke=False, barged=self.heard.barged)
+        utt = await self._prepare(turn, start_at)
+        utt.barge_in = self.heard.barged  # this is the turn said over the agent
+        self.current = utt
+        self.heard = Heard(spoke=False, barged=self.heard.barged)
 
     # ------------------------------------------------------------------ the agent's side
 

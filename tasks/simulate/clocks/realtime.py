@@ -42,6 +42,7 @@ from tasks.simulate.channel import trial_channel
 from tasks.simulate.clocks.call import CallEnded, CallerSide
 from tasks.simulate.clocks.call_result import call_rng, fill_from_call
 from tasks.simulate.clocks.clock import FRAME_S
+from tasks.simulate.clocks.interaction import trial_interaction
 from tasks.simulate.clocks.record import finish_record, harness_failure, new_gateway, new_record
 from tasks.simulate.clocks.stt_pool import PooledCallerRecognizer
 from tasks.simulate.clocks.tracks import CLEAN_RATE
@@ -124,8 +125,10 @@ def wire_time(event: VadEvent, frame_times: list[float]) -> VadEvent:
 class RealtimeCallerSide(CallerSide):
     """:class:`CallerSide` on the wall clock; see the module docstring."""
 
-    def __init__(self, *args: Any, start_parameters: dict[str, str] | None = None) -> None:
-        super().__init__(*args)
+    def __init__(
+        self, *args: Any, start_parameters: dict[str, str] | None = None, **kwargs: Any
+    ) -> None:
+        super().__init__(*args, **kwargs)
         self.rt_clock = RealtimeClock()
         # Same now()/tick_time interface as the virtual clock the base class uses.
         self.clock = self.rt_clock  # type: ignore[assignment]
@@ -199,7 +202,9 @@ class RealtimeCallerSide(CallerSide):
         caller_pcm = wire_samples(caller_wire)
         self.tracks.add_tick(caller_pcm, clean, agent_pcm)
         # The wire in both directions: what the agent got, what the caller heard.
-        self._vad(self.caller_vad.process_samples(caller_pcm, WIRE_RATE), "caller")
+        # A backchannel is on the wire, but it is not a turn.
+        heard_pcm = np.zeros_like(caller_pcm) if self.backchannel_frame else caller_pcm
+        self._vad(self.caller_vad.process_samples(heard_pcm, WIRE_RATE), "caller")
         self._vad(self.agent_vad.process_samples(agent_pcm, WIRE_RATE), "agent")
         if finished is not None:
             self._finish_utterance(finished, t + FRAME_S)
@@ -207,8 +212,10 @@ class RealtimeCallerSide(CallerSide):
 
     async def _caller_frame(self, t: float) -> tuple[bytes, np.ndarray, Any]:
         utt = self.current
-        if utt is not None and utt.start_at is not None and t >= utt.start_at:
+        due = utt is not None and utt.start_at is not None and t >= utt.start_at
+        if due or self.backchannels.playing is not None:
             return await super()._caller_frame(t)
+        self.backchannel_frame = False
         return self._ambient_wire(), np.zeros(CLEAN_FRAME, np.float32), None
 
     def _ambient_wire(self) -> bytes:
@@ -380,6 +387,9 @@ class _Attempt:
         )
         self.caller = build_caller(config.caller, scenario, config)
         self.gateway = new_gateway(scenario)
+        self.interaction, self.backchannels = trial_interaction(
+            scenario, config, self.style, self.voice
+        )
         warm_up_speech()
 
     def side(self, ws: Any, config: SimulationConfig, params: dict[str, str]) -> RealtimeCallerSide:
@@ -394,6 +404,8 @@ class _Attempt:
             config,
             self.rng,  # type: ignore[arg-type]
             start_parameters=params,
+            interaction=self.interaction,
+            backchannels=self.backchannels,
         )
 
 

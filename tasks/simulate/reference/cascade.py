@@ -52,6 +52,18 @@ class CascadeSettings(BaseModel):
         default=250, ge=0, le=2000, description="Shorter bursts are noise, not a turn"
     )
     preroll_ms: int = Field(default=200, ge=0, le=1000, description="Audio kept before speech")
+    # An eSpeak "mm-hmm" is voiced for up to ~0.55 s on the line; a barge-in is a sentence.
+    barge_in_ms: int = Field(
+        default=800,
+        ge=0,
+        le=3000,
+        description="Caller speech over ours lasting this long is a barge-in (we stop and "
+        "answer it); shorter is a backchannel ('mm-hmm'), neither a turn nor a reason to stop",
+    )
+    yield_to_caller: bool = Field(
+        default=True,
+        description="Stop speaking when the caller barges in (False: the never_yield fault)",
+    )
 
 
 class CascadeSession:
@@ -77,6 +89,10 @@ class CascadeSession:
         self.outstanding: set[str] = set()
         self.replies = 0
         self.speech_start: float | None = None
+        # Caller speech that began while we were speaking: a barge-in once it lasts
+        # ``barge_in_ms``, a backchannel if it ends sooner.
+        self.over_us = False
+        self.yielded = False
 
     async def run(self, ws: ServerConnection) -> None:
         try:
@@ -113,13 +129,25 @@ class CascadeSession:
         for event in self.meter.call("cpu", self._endpoint, audio):
             if event.kind == "speech_start":
                 self.speech_start = event.time_s
-                if self.outstanding:  # the caller talks over us: stop speaking
-                    self.outstanding.clear()
-                    await ws.send(wire.encode(wire.Clear(event="clear", streamSid=self.stream_sid)))
+                self.over_us, self.yielded = bool(self.outstanding), False
             elif self.speech_start is not None:
                 start, self.speech_start = self.speech_start, None
+                if self.over_us and not self.yielded:
+                    continue  # a backchannel over our speech: keep talking, do not answer
                 if (event.time_s - start) * 1000 >= self.settings.min_speech_ms:
                     await self._answer(ws, start, event.time_s)
+        if self.speech_start is not None and self.over_us and not self.yielded:
+            await self._maybe_yield(ws, self.speech_start)
+
+    async def _maybe_yield(self, ws: ServerConnection, start: float) -> None:
+        """The caller has talked over us for ``barge_in_ms``: a barge-in, so stop speaking."""
+        # Voiced time, not time since the start: the endpointing hangover is no speech.
+        if (self.vad.last_speech_s - start) * 1000 < self.settings.barge_in_ms:
+            return
+        self.yielded = True
+        if self.outstanding and self.settings.yield_to_caller:
+            self.outstanding.clear()
+            await ws.send(wire.encode(wire.Clear(event="clear", streamSid=self.stream_sid)))
 
     def _endpoint(self, audio: bytes) -> list[VadEvent]:
         samples = wire_samples(audio)

@@ -253,8 +253,10 @@ class ScriptedCaller:
             chosen.update((item.value, item) for item in self._best_items(part, minimum))
         pending = self.persona.pending if self.persona is not None else []
         if not chosen:
-            # Asked something it cannot place while it owes a value it left out: that.
-            return list(pending)
+            # Asked something it cannot place while it owes a value it left out: that
+            # (not when asked to say its last turn or its choice again).
+            again = is_repeat_request(heard) or asks_again_which(heard)
+            return [] if again else list(pending)
         upcoming = self.script.user_lines[self.position : self.position + 1]
         upcoming_sig = "".join(signature(t) for line in upcoming for t in tokens(line))
         if any(signature(value) in upcoming_sig for value in chosen):

@@ -97,6 +97,7 @@ class PersonaPlay:
     def __init__(self, params: PersonaParams, rng_for: RngFactory, info: list[InfoItem]):
         self.params, self.rng_for = params, rng_for
         self.info = [item for item in info if givable(item)]
+        self.values = [it for it in info if len(signature(it.value)) >= MIN_VALUE_SIGNATURE]
         self.turn = -1
         self.draw = TurnDraw(1.0, 1.0, 1.0, 0.0)
         self.pending: list[InfoItem] = []
@@ -145,6 +146,7 @@ class PersonaPlay:
                 done.append("repeated")
                 self.record("repeated", piece=piece)
         self.said.append(line)
+        self.given(text)
         return text, done
 
     def _withhold(self, line: str, asked: Callable[[InfoItem], bool]) -> str:
@@ -192,7 +194,7 @@ class PersonaPlay:
                 n = len(words(part))
                 if not PIECE_WORDS[0] <= n <= PIECE_WORDS[1] or says_goodbye(part):
                     continue
-                if any(c.isdigit() for c in part) or any(_carries(part, it) for it in self.info):
+                if any(c.isdigit() for c in part) or any(_carries(part, it) for it in self.values):
                     continue
                 said = words(part)
                 letters = [w for w in said if len(w) == 1 and w not in ("i", "a")]

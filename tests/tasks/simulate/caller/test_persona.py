@@ -19,6 +19,7 @@ from tasks.simulate.callers import build_caller
 from tasks.simulate.channel import channel_seed
 from tasks.simulate.dialogue.cues import is_repeat_request
 from tasks.simulate.dialogue.script import build_script
+from tasks.simulate.reference.asking import WHICH_ONE
 from tasks.sources import BUILTIN_PACK
 
 
@@ -133,3 +134,17 @@ def test_without_a_persona_the_caller_is_unchanged() -> None:
     assert not [e for e in record.events if e.kind == "persona"]
     lines = build_script(scenario).user_lines
     assert [t.intended_text for t in record.turns if t.role == "user"] == lines
+
+
+def test_owed_value_answers_a_question_it_cannot_place_but_not_a_say_again() -> None:
+    script = build_script(pack()["itsm-004"])
+    c = ScriptedCaller(pack()["itsm-004"], persona(withhold_rate=1.0), persona_rngs(2))
+    for block in range(3):
+        said = c.respond(script.agent_text(block))
+    assert said.behavior == ["withheld"] and WITHHOLD in said.text
+    assert c.persona is not None and [it.value for it in c.persona.pending] == ["AST-MON-697064"]
+    again = c.respond(WHICH_ONE)
+    assert again.kind == "repeat" and again.text == said.text
+    answer = c.respond("Could you please tell me your affected system?")
+    assert answer.kind == "answer" and "six nine seven zero six four" in answer.text
+    assert not c.persona.pending

@@ -264,7 +264,8 @@ def fallback_sub_metrics(ctx: MetricContext) -> dict[str, MetricScore]:
 def backchannel_sub_metrics(ctx: MetricContext) -> dict[str, MetricScore]:
     """The caller's backchannels ("mm-hmm" over the agent; timeline events, never turns)
     and how often the agent stopped for one: a ``clear`` within
-    ``BACKCHANNEL_STOP_WINDOW_S`` of its end, which a good agent does not send."""
+    ``BACKCHANNEL_STOP_WINDOW_S`` of its end, before the caller started a turn (a clear after
+    that answers the turn), which a good agent does not send."""
     spans = [
         (e.t_s, float(e.data.get("end_s", e.t_s)))
         for e in ctx.record.events
@@ -272,11 +273,15 @@ def backchannel_sub_metrics(ctx: MetricContext) -> dict[str, MetricScore]:
     ]
     subs = {"backchannel.count": sub_score(INFO, "backchannel.count", len(spans), None)}
     if spans:
-        clears = [e.t_s for e in ctx.record.events if e.source == "agent" and e.kind == "clear"]
-        stopped = sum(
-            any(start <= c <= end + BACKCHANNEL_STOP_WINDOW_S for c in clears)
-            for start, end in spans
-        )
+        events = ctx.record.events
+        clears = [e.t_s for e in events if e.source == "agent" and e.kind == "clear"]
+        turns = [e.t_s for e in events if e.source == "caller" and e.kind == "speech_start"]
+
+        def stopped_for(start: float, end: float) -> bool:
+            until = min([t for t in turns if t >= start] + [end + BACKCHANNEL_STOP_WINDOW_S])
+            return any(start <= c <= until for c in clears)
+
+        stopped = sum(stopped_for(start, end) for start, end in spans)
         key = "backchannel.agent_stopped_rate"
         subs[key] = sub_score(INFO, key, round(stopped / len(spans), 4))
     return subs

@@ -220,3 +220,27 @@ def test_turn_zero_is_not_evaluated() -> None:
     score = turn_taking(build_context(rec, make_scenario()))
     assert score.details["num_evaluated"] == 0
     assert score.score == 0.0
+
+
+def _backchannel(t: float, end: float) -> TimelineEvent:
+    return TimelineEvent(t_s=t, source="caller", kind="backchannel", data={"end_s": end})
+
+
+def test_backchannels_are_counted_and_a_clear_is_blamed_only_before_the_next_turn() -> None:
+    rec = _timed_record(
+        {1: [(2.0, 3.0)], 2: [(12.0, 14.0)]},
+        {0: [(0, 1.5)], 1: [(3.6, 12.5)], 2: [(14.8, 16.0)]},
+    )
+    rec.events = [
+        _backchannel(5.0, 5.5),
+        TimelineEvent(t_s=5.9, source="agent", kind="clear"),  # stopped for "mm-hmm"
+        _backchannel(11.5, 11.9),
+        TimelineEvent(t_s=12.0, source="caller", kind="speech_start"),
+        TimelineEvent(t_s=12.6, source="agent", kind="clear"),  # yields to the turn instead
+    ]
+    subs = turn_taking(build_context(rec, make_scenario())).sub_metrics
+    assert subs["backchannel.count"].score == 2
+    assert subs["backchannel.agent_stopped_rate"].score == 0.5
+    rec.events = []
+    subs = turn_taking(build_context(rec, make_scenario())).sub_metrics
+    assert subs["backchannel.count"].score == 0 and "backchannel.agent_stopped_rate" not in subs

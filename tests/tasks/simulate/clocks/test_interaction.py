@@ -116,9 +116,7 @@ def test_reference_yields_to_every_barge_in(
 def test_never_yield_scores_lower_turn_taking_on_the_same_trials(
     pack: dict[str, Scenario], barge_in_calls: dict[tuple[str, str], AttemptRecord]
 ) -> None:
-    scores = {
-        key: turn_taking(record, pack[key[0]]) for key, record in barge_in_calls.items()
-    }
+    scores = {key: turn_taking(record, pack[key[0]]) for key, record in barge_in_calls.items()}
     for rid in RECORDS:
         assert not kinds(barge_in_calls[(rid, "never_yield")], "agent", "clear")
     mean = {

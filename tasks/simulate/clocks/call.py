@@ -35,7 +35,7 @@ from tasks.simulate.clocks.interaction import (
     split_frames,
 )
 from tasks.simulate.clocks.timeline import CallLog, UtteranceLog
-from tasks.simulate.clocks.tracks import CLEAN_RATE, CallTracks
+from tasks.simulate.clocks.tracks import CLEAN_FRAME, CLEAN_RATE, CallTracks
 from tasks.simulate.config import SimulationConfig
 from tasks.simulate.meter import ComputeMeter
 from tasks.simulate.tools.gateway import EngineGateway
@@ -46,7 +46,6 @@ from tasks.voice.telephony import FRAME_BYTES, WIRE_RATE, resample, to_wire, wir
 from tasks.voice.tts import synthesize
 from tasks.voice.vad import EnergyVAD, VadEvent
 
-CLEAN_FRAME = CLEAN_RATE // 50
 WIRE_FRAME = WIRE_RATE // 50
 AGENT_DONE_S = 0.3  # quiet this long after the agent's audio ends: its turn is over
 

@@ -25,7 +25,7 @@ from perturbations.audio import Clip, VoiceSpec
 from perturbations.behavior import InteractionParams, behavior_rng
 from perturbations.seeding import derive_seed
 from tasks.simulate.channel import CallerChannel, caller_channel, channel_seed
-from tasks.simulate.clocks.tracks import CLEAN_RATE
+from tasks.simulate.clocks.tracks import CLEAN_FRAME, CLEAN_RATE
 from tasks.simulate.voices import CallerStyle
 from tasks.voice.telephony import FRAME_BYTES, resample, to_wire
 from tasks.voice.tts import synthesize
@@ -34,7 +34,6 @@ if TYPE_CHECKING:
     from scenarios.models import Scenario
     from tasks.simulate.config import SimulationConfig
 
-CLEAN_FRAME = CLEAN_RATE // 50
 # Where in an utterance a hesitation may fall (share of its words before the pause).
 HESITATION_SPAN = (0.3, 0.7)
 
@@ -46,6 +45,7 @@ class CallerInteraction:
         self.style, self.seed = style, seed
         self.params: InteractionParams | None = style.interaction
         self._barge_in: dict[int, float | None] = {}
+        self._backchannel: dict[tuple[int, int], float] = {}
 
     def barge_in_after(self, agent_turn: int) -> float | None:
         """Agent speech the caller lets pass before cutting into this agent turn (None:
@@ -68,8 +68,11 @@ class CallerInteraction:
         every = self.params.backchannel_every_s if self.params is not None else None
         if every is None or agent_turn == 0:
             return None
-        rng = behavior_rng(self.seed, "backchannel", agent_turn)
-        return float(sum(rng.uniform(*every, size=n + 1)))
+        # Asked every tick while the agent speaks: draw once per (turn, n).
+        if (agent_turn, n) not in self._backchannel:
+            rng = behavior_rng(self.seed, "backchannel", agent_turn)
+            self._backchannel[(agent_turn, n)] = float(sum(rng.uniform(*every, size=n + 1)))
+        return self._backchannel[(agent_turn, n)]
 
     def backchannel_text(self, agent_turn: int, n: int) -> str:
         assert self.params is not None

@@ -45,7 +45,7 @@ from tasks.simulate.clocks.clock import FRAME_S
 from tasks.simulate.clocks.interaction import trial_interaction
 from tasks.simulate.clocks.record import finish_record, harness_failure, new_gateway, new_record
 from tasks.simulate.clocks.stt_pool import PooledCallerRecognizer
-from tasks.simulate.clocks.tracks import CLEAN_RATE
+from tasks.simulate.clocks.tracks import CLEAN_FRAME, CLEAN_RATE
 from tasks.simulate.config import SimulationConfig
 from tasks.simulate.tools.bridge import BridgeConfig, serve_tool_bridge
 from tasks.simulate.voices import trial_style, trial_voice
@@ -65,7 +65,6 @@ from tasks.voice.tts import synthesize
 from tasks.voice.vad import VadEvent
 
 CLOSE_TIMEOUT_S = 2.0
-CLEAN_FRAME = CLEAN_RATE // 50
 AMBIENT_BATCH = 50  # open-mic frames converted to the wire at once (1 s)
 SILENT_WIRE_FRAME = bytes([ULAW_SILENCE]) * FRAME_BYTES
 # Beyond the call-time limit, the wall time an attempt may take to hang up and clean up.

@@ -12,6 +12,7 @@ from tasks.records import AudioRef
 from tasks.voice.telephony import WIRE_RATE
 
 CLEAN_RATE = 16000
+CLEAN_FRAME = CLEAN_RATE // 50  # samples in one 20 ms frame
 
 
 class CallTracks:

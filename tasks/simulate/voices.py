@@ -128,8 +128,12 @@ def trial_style(scenario: Scenario, condition: Any) -> CallerStyle:
 
 
 def caller_voice(scenario: Scenario, style: CallerStyle, override: VoiceSpec | None) -> VoiceSpec:
+    """The persona's voice, or the configured one. A configured voice that leaves the rate
+    unset keeps the persona's rate: choosing a timbre must not undo ``elderly_slow``."""
     if override is not None:
-        return override
+        if "rate_wpm" in override.model_fields_set:
+            return override
+        return override.model_copy(update={"rate_wpm": style.rate_wpm})
     gender = str(scenario.user_config.get("gender") or "woman").lower()
     voice, pitch = CALLER_VOICES.get(gender, CALLER_VOICES["woman"])
     return VoiceSpec(voice=voice, pitch=pitch, rate_wpm=style.rate_wpm)

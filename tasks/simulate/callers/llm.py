@@ -23,17 +23,14 @@ from pydantic import ConfigDict, Field
 from scenarios.models import Scenario
 from tasks.llm_client import ChatClient, ChatEndpoint, ChatResult, parse_endpoint_params
 from tasks.records import TimelineEvent
-from tasks.simulate.caller.caller import CallerTurn, information_items
+from tasks.simulate.caller.caller import CallerTurn
 from tasks.simulate.caller.persona import condition_persona
 from tasks.simulate.callers import CALLERS
+from tasks.simulate.callers.hangup import HangupRules
 from tasks.simulate.config import SimulationConfig
-from tasks.simulate.dialogue.cues import says_goodbye
-from tasks.simulate.dialogue.slots import signature, tokens
 from tasks.simulate.llm_prompts import (
     CALLER_ACCEPTED,
     CALLER_FINAL_GOODBYE,
-    CALLER_REFUSAL_GOODBYE,
-    CALLER_REFUSAL_INFORMATION,
     END_CALL_TOOL_NAME,
     INAUDIBLE,
     caller_system_prompt,
@@ -42,8 +39,6 @@ from tasks.simulate.llm_prompts import (
 )
 
 VERSION = "0.1"
-# Shorter values ("yes", "1") would be found by accident inside ordinary words.
-MIN_INFO_SIGNATURE = 4
 
 
 class LLMCallerParams(ChatEndpoint):
@@ -79,11 +74,7 @@ class LLMCaller:
         self.client = client or ChatClient(params)
         self.system_prompt = caller_system_prompt(scenario, persona_text)
         self.opening = str(scenario.user_goal.get("starting_utterance") or "").strip()
-        self.info_signatures = {
-            sig
-            for item in information_items(scenario.user_goal)
-            if len(sig := signature(item.value)) >= MIN_INFO_SIGNATURE
-        }
+        self.rules = HangupRules(scenario)
         self.history: list[dict[str, Any]] = []
         self.events: list[TimelineEvent] = []
         self.last_said = ""
@@ -122,18 +113,10 @@ class LLMCaller:
 
     def hangup_refusal(self, text: str) -> str | None:
         """Why ``end_call`` may not be honoured with these words (None: hang up)."""
-        if not text:
-            return None  # silent hang-up: the turn becomes "Goodbye."
-        if self.gives_information(text):
-            return CALLER_REFUSAL_INFORMATION
-        if not (says_goodbye(text) or says_goodbye(self.last_said)):
-            return CALLER_REFUSAL_GOODBYE
-        return None
+        return self.rules.refusal(text, self.last_said)
 
     def gives_information(self, text: str) -> bool:
-        """The words carry one of the caller's information values (codes spelled or not)."""
-        said = "".join(signature(tok) for tok in tokens(text))
-        return any(sig in said for sig in self.info_signatures)
+        return self.rules.gives_information(text)
 
     def messages(self) -> list[dict[str, Any]]:
         return [{"role": "system", "content": self.system_prompt}, *self.history]

@@ -81,6 +81,9 @@ def caller_judge_problems(config: BenchmarkConfig) -> list[str]:
     problems = []
     if config.caller.name not in CALLERS:
         problems.append(_unknown("caller.name", "caller", [config.caller.name], CALLERS.names()))
+    else:  # a caller may say what it needs (a key, the real-time clock) before any trial
+        checks = getattr(CALLERS.get(config.caller.name)(), "problems", None)
+        problems += checks(config) if callable(checks) else []
     if config.judge.name not in JUDGES:
         problems.append(_unknown("judge.name", "judge", [config.judge.name], JUDGES.names()))
     return problems

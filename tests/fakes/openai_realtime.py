@@ -42,8 +42,10 @@ from typing import Any
 from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 
+from perturbations.audio import VoiceSpec
 from tasks.voice.stt import Recognizer
 from tests.fakes.audio import (
+    AGENT_VOICE,
     Brain,
     Dialogue,
     Ears,
@@ -136,6 +138,8 @@ class RealtimeSession:
         self.response_id = ""
         self.turns: set[asyncio.Task[None]] = set()
         self.usage_log: list[dict[str, Any]] = []
+        self.pace_output = True  # real time after a head start, so a caller can barge in
+        self.received: list[dict[str, Any]] = []  # every client event, for the tests
 
     async def send(self, type_: str, **fields: Any) -> None:
         name = BETA_NAMES.get(type_, type_) if self.beta else type_
@@ -145,7 +149,9 @@ class RealtimeSession:
         await self.send("session.created", session=self.session)
         try:
             async for raw in self.ws:
-                await self.handle(json.loads(raw))
+                event = json.loads(raw)
+                self.received.append(event)
+                await self.handle(event)
         except ConnectionClosed:
             pass
         finally:
@@ -240,6 +246,7 @@ class RealtimeSession:
                 item_id=item_id,
                 content_index=0,
                 transcript=text,
+                usage={"type": "duration", "seconds": round(clip.duration_s, 3) if clip else 0},
             )
         item["content"] = [{"type": "input_audio", "transcript": text}]
         await self.send("conversation.item.done", previous_item_id=None, item=item)
@@ -301,16 +308,17 @@ class RealtimeSession:
     async def respond(self, response_id: str) -> None:
         await self.send("response.created", response=self._response(response_id, "in_progress", []))
         message = await self.dialogue.reply()
-        if message.get("tool_calls"):
-            items = [
-                await self.function_call(response_id, i, c)
-                for i, c in enumerate(message["tool_calls"])
-            ]
-            await self.done(response_id, "completed", items, 0.0, "")
-            return
         text = str(message.get("content") or "")
-        item, spoken_s = await self.say(response_id, text)
-        await self.done(response_id, "completed", [item], spoken_s, text)
+        calls = message.get("tool_calls") or []
+        # One response may speak and then call a function (a caller's goodbye + end_call).
+        items: list[dict[str, Any]] = []
+        spoken_s = 0.0
+        if text.strip() or not calls:
+            item, spoken_s = await self.say(response_id, text)
+            items.append(item)
+        for call in calls:
+            items.append(await self.function_call(response_id, len(items), call))
+        await self.done(response_id, "completed", items, spoken_s, text)
 
     async def function_call(
         self, response_id: str, index: int, call: dict[str, Any]
@@ -373,7 +381,7 @@ class RealtimeSession:
         self.last_item = item_id
         part = {"type": "output_audio", "transcript": ""}
         await self.send("response.content_part.added", **where, part=part)
-        clip = await speak(text) if text.strip() else None
+        clip = await speak(text, self.voice()) if text.strip() else None
         await self.send("response.output_audio_transcript.delta", **where, delta=text)
         encoding = _format(self.session, "output")
 
@@ -381,8 +389,11 @@ class RealtimeSession:
             payload = base64.b64encode(encode_audio(piece, encoding, RATE)).decode()
             await self.send("response.output_audio.delta", **where, delta=payload)
 
-        if clip is not None:
+        if clip is not None and self.pace_output:
             await paced(chunks(clip), send_audio)
+        elif clip is not None:  # as fast as it is generated
+            for piece in chunks(clip):
+                await send_audio(piece)
         await self.send("response.output_audio.done", **where)
         await self.send("response.output_audio_transcript.done", **where, transcript=text)
         part = {"type": "output_audio", "transcript": text}
@@ -393,6 +404,10 @@ class RealtimeSession:
         )
         await self.send("conversation.item.done", previous_item_id=None, item=item)
         return item, clip.duration_s if clip is not None else 0.0
+
+    def voice(self) -> VoiceSpec:
+        """The eSpeak voice the model speaks with (the agent role: the cascade's)."""
+        return AGENT_VOICE
 
     async def done(
         self,
@@ -443,6 +458,8 @@ class FakeOpenAIRealtime:
     then point a client at ``fake.base_url`` (``ws://127.0.0.1:PORT/v1``; the client adds
     ``/realtime?model=...``)."""
 
+    session_class: type[RealtimeSession] = RealtimeSession
+
     def __init__(self, brain: Brain, recognizer: Recognizer) -> None:
         self.brain = brain
         self.recognizer = recognizer
@@ -455,7 +472,7 @@ class FakeOpenAIRealtime:
         if not auth.startswith("Bearer ") or not path.split("?")[0].endswith("/realtime"):
             await ws.close(4001, "missing bearer token or not a /realtime path")
             return
-        session = RealtimeSession(ws, self.brain, self.recognizer)
+        session = self.session_class(ws, self.brain, self.recognizer)
         self.sessions.append(session)
         await session.run()
 

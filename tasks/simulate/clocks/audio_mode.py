@@ -18,6 +18,7 @@ from tasks.records import AttemptRecord, EndReason, TimelineEvent
 from tasks.simulate.agents import AgentContext, get_agent
 from tasks.simulate.callers import build_caller
 from tasks.simulate.channel import trial_channel
+from tasks.simulate.clocks.audio_turns import refuse_virtual_clock
 from tasks.simulate.clocks.call import CallerSide
 from tasks.simulate.clocks.call_result import call_rng, fill_from_call
 from tasks.simulate.clocks.interaction import trial_interaction
@@ -67,6 +68,8 @@ async def simulate_audio_async(scenario: Scenario, config: SimulationConfig) -> 
     channel = trial_channel(scenario, config, rng)
     voice = trial_voice(scenario, style, config, channel, rng)
     interaction, backchannels = trial_interaction(scenario, config, style, voice)
+    caller = build_caller(config.caller, scenario, config)
+    refuse_virtual_clock(config.caller, caller)  # before anything is checked out
     # Built once per scenario, spec and seed, then reset and reused (tasks.voice.recognizer_pool).
     scenario_key = content_key(scenario.model_dump_json())
     ears_key = ("caller", scenario_key, config.caller_stt, str(config.cache_dir), config.seed)
@@ -74,7 +77,6 @@ async def simulate_audio_async(scenario: Scenario, config: SimulationConfig) -> 
         caller_recognizer, scenario, config.caller_stt, config.cache_dir, config.seed
     )
     recognizer = await asyncio.to_thread(POOL.checkout, ears_key, build)
-    caller = build_caller(config.caller, scenario, config)
     agent = get_agent(config.agent, "audio")
     gateway = new_gateway(scenario)
     # Shared by the agent (which charges its compute) and the caller's clock (which reads it).

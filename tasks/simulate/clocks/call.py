@@ -24,8 +24,10 @@ from websockets.exceptions import ConnectionClosed
 from perturbations.audio import Clip, VoiceSpec
 from tasks.records import EndReason, TimelineEvent
 from tasks.simulate.caller.caller import CallerTurn
+from tasks.simulate.caller.spoken import speaks_for_itself
 from tasks.simulate.callers import CallerPolicy
 from tasks.simulate.channel import AmbientFeed, CallerChannel
+from tasks.simulate.clocks.audio_turns import AudioTurns
 from tasks.simulate.clocks.call_state import CuttingIn, Heard, Utterance
 from tasks.simulate.clocks.clock import FRAME_S, VirtualClock
 from tasks.simulate.clocks.interaction import (
@@ -57,7 +59,7 @@ class CallEnded(Exception):
         self.error = error
 
 
-class CallerSide(CuttingIn):
+class CallerSide(CuttingIn, AudioTurns):
     """Runs one call: caller behaviour, playout, VAD and the call log."""
 
     def __init__(
@@ -156,6 +158,9 @@ class CallerSide(CuttingIn):
             self._finish_utterance(finished, t + FRAME_S)
         await self._listen(t + FRAME_S)
 
+    def _ended(self, reason: EndReason, error: str | None = None) -> Exception:
+        return CallEnded(reason, error)
+
     async def _send(self, message: Any) -> None:
         try:
             await self.ws.send(wire.encode(message))
@@ -215,14 +220,24 @@ class CallerSide(CuttingIn):
             self.caller_ended = True
             raise CallEnded("goodbye")
 
-    async def _prepare(self, turn: CallerTurn, start_at: float | None) -> Utterance:
-        spoken = speakable(turn.text, self.rng, self.style.disfluency)
+    async def _prepare(
+        self, turn: CallerTurn, start_at: float | None, audio: Clip | None = None
+    ) -> Utterance:
+        """The turn's audio on the line: our TTS of its words, or the caller's own
+        ``audio`` (a caller that speaks for itself), then the trial's channel."""
+        spoken = (
+            turn.text
+            if audio is not None
+            else speakable(turn.text, self.rng, self.style.disfluency)
+        )
         self.prepared += 1
-        pause = self.interaction.hesitation(self.prepared, spoken)
+        pause = self.interaction.hesitation(self.prepared, spoken) if audio is None else None
         hesitation: tuple[float, float] | None = None
         began = time.perf_counter()
         engine = self.config.caller_tts
-        if pause is not None:
+        if audio is not None:
+            clean = await asyncio.to_thread(resample, audio, CLEAN_RATE)
+        elif pause is not None:
             clean, offset = await asyncio.to_thread(hesitant_speech, pause, self.voice, engine)
             hesitation = (offset, pause[2])
         else:
@@ -239,6 +254,9 @@ class CallerSide(CuttingIn):
 
     async def _listen(self, t: float) -> None:
         """Decide whether the caller speaks now, later, or not yet."""
+        if speaks_for_itself(self.caller):  # it hears the line and decides itself
+            await self._listen_audio(t)
+            return
         heard, utt = self.heard, self.current
         agent_talking = self.agent_vad.in_speech or bool(self.playout)
         if utt is not None:
@@ -267,6 +285,8 @@ class CallerSide(CuttingIn):
     def _segment_heard(self) -> None:
         """An agent segment ended: start recognising it while the call goes on."""
         heard = self.heard
+        if speaks_for_itself(self.caller):
+            return  # it listens with its own ears
         if self.current is None and heard.cut < len(heard.frames):
             heard.pending.append(self._recognize_later(heard.frames[heard.cut :]))
             heard.cut = len(heard.frames)

@@ -39,6 +39,7 @@ from tasks.records import AttemptRecord, EndReason, TimelineEvent
 from tasks.simulate.agents import AgentContext, get_agent
 from tasks.simulate.callers import build_caller
 from tasks.simulate.channel import trial_channel
+from tasks.simulate.clocks.audio_turns import caller_session
 from tasks.simulate.clocks.call import CallEnded, CallerSide
 from tasks.simulate.clocks.call_result import call_rng, fill_from_call
 from tasks.simulate.clocks.clock import FRAME_S
@@ -445,6 +446,8 @@ async def simulate_realtime_async(scenario: Scenario, config: SimulationConfig) 
             ws = await stack.enter_async_context(_open_ws(url, config))
             side = attempt.side(ws, config, params)
             attempt.gateway.now = side.rt_clock.now
+            # A caller that speaks for itself connects to its own service for the call.
+            await stack.enter_async_context(caller_session(attempt.caller, attempt.voice))
             limit = config.max_duration_s + SHUTDOWN_GRACE_S
             outcome = await asyncio.wait_for(side.run(), timeout=limit)
     except (OSError, InvalidHandshake, InvalidURI, TimeoutError) as exc:

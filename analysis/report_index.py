@@ -138,10 +138,15 @@ def condition_section(data: RunData, results: list[AnalysisResult]) -> str:
     )
     robust = next((r for r in results if r.name == "robustness" and r.status == "ok"), None)
     if robust is not None:
-        pooled = robust.tables["robustness_pooled"][
+        table = robust.tables["robustness_pooled"]
+        # Which axis a condition perturbs (acoustic / behavior / both); results stored
+        # before robustness emitted it have no such column.
+        axis = ["axis"] if "axis" in table.columns else []
+        pooled = table[
             [
                 "system",
                 "condition",
+                *axis,
                 "metric",
                 "n",
                 "observed_mean_delta",

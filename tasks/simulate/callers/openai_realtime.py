@@ -33,7 +33,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from perturbations.audio import Clip, VoiceSpec
 from scenarios.models import Scenario
@@ -44,72 +43,31 @@ from tasks.simulate.caller.spoken import SpokenTurn
 from tasks.simulate.callers import CALLERS
 from tasks.simulate.callers.hangup import HangupRules
 from tasks.simulate.callers.llm import CallerModelError
+from tasks.simulate.callers.openai_realtime_config import (
+    ENGINE,
+    RealtimeCallerParams,
+    TurnGate,
+    accent_problems,
+    agent_ulaw,
+    realtime_params,
+    realtime_tools,
+)
 from tasks.simulate.config import SimulationConfig
 from tasks.simulate.llm_prompts import (
     CALLER_ACCEPTED,
     END_CALL_TOOL_NAME,
     caller_system_prompt,
-    end_call_tool,
     prompt_hash,
 )
 from tasks.voice.providers._http import speed_factor
-from tasks.voice.telephony import ULAW_SILENCE, WIRE_RATE, ulaw_encode
 
 if TYPE_CHECKING:
     from tasks.config import BenchmarkConfig
 
 VERSION = "0.1"
-ENGINE = "openai_realtime caller"
 OUTPUT_RATE = 24000  # GA audio/pcm is 24 kHz only
 APPEND_BYTES = 2000  # 250 ms of 8 kHz mu-law per input_audio_buffer.append
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
-
-
-class RealtimeCallerParams(BaseModel):
-    """``caller_params`` of the ``openai_realtime`` caller (defaults: spec 7.3)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-    model: str = "gpt-realtime-1.5"
-    female_voice: str = Field(default="marin", description="user_persona_id 1 / woman")
-    male_voice: str = Field(default="cedar", description="user_persona_id 2 / man")
-    base_url: str | None = Field(
-        default=None,
-        description="https://HOST/v1 or a ws(s):// realtime base; default $OPENAI_BASE_URL",
-    )
-    api_key_env: str = Field(default="OPENAI_API_KEY", description="Variable holding the key")
-    transcription_model: str = "whisper-1"
-    vad_threshold: float = Field(default=0.5, ge=0.0, le=1.0)
-    prefix_padding_ms: int = Field(default=300, ge=0)
-    silence_duration_ms: int = Field(default=500, ge=0)
-    idle_timeout_ms: int | None = Field(default=15000, ge=5000)
-    respond_after_silence_s: float = Field(
-        default=2.0, ge=0.0, description="Agent audio quiet this long before a response"
-    )
-    response_timeout_s: float = Field(default=30.0, gt=0, description="A response must end")
-    connect_timeout_s: float = Field(default=15.0, gt=0)
-
-
-class TurnGate:
-    """When a caller response may be requested: an agent transcription has arrived since
-    the last request, the agent's audio has been silent ``silence_s`` and no response is
-    active (spec 7.3)."""
-
-    def __init__(self, silence_s: float) -> None:
-        self.silence_s = silence_s
-        self.transcribed = False
-        self.agent_audio_at = 0.0  # call time the agent's audio last played
-        self.active = False
-
-    def heard(self, t: float, agent_audio: bool) -> None:
-        if agent_audio:
-            self.agent_audio_at = t
-
-    def due(self, t: float) -> bool:
-        quiet = t - self.agent_audio_at >= self.silence_s - 1e-9
-        return self.transcribed and not self.active and quiet
-
-    def requested(self) -> None:
-        self.active, self.transcribed = True, False
 
 
 @dataclass
@@ -118,18 +76,6 @@ class _Response:
     text: str = ""
     end_call: str | None = None  # the end_call's call_id
     other_calls: list[str] = field(default_factory=list)
-
-
-def realtime_tools() -> list[dict[str, Any]]:
-    """``end_call`` in the Realtime API's flat function-tool form."""
-    return [{"type": "function", **end_call_tool()["function"]}]
-
-
-def agent_ulaw(agent_pcm: np.ndarray, agent_audio: bool) -> bytes:
-    """A tick's line as the caller's model hears it: mu-law, or mu-law silence if quiet."""
-    if not agent_audio:
-        return bytes([ULAW_SILENCE]) * agent_pcm.size
-    return ulaw_encode(Clip(agent_pcm, WIRE_RATE).to_int16()).tobytes()
 
 
 class RealtimeCaller:
@@ -359,33 +305,6 @@ class RealtimeCaller:
         )
 
 
-def _params(config: SimulationConfig | BenchmarkConfig) -> RealtimeCallerParams:
-    raw = config.caller_params if isinstance(config, SimulationConfig) else config.caller.params
-    # tts / voice are the harness's caller-voice settings; this caller has its own voice.
-    rest = {k: v for k, v in dict(raw or {}).items() if k not in ("tts", "voice")}
-    try:
-        return RealtimeCallerParams.model_validate(rest)
-    except ValidationError as exc:  # fields named, input values left out (keys may be in them)
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}"
-            for err in exc.errors(include_input=False, include_url=False)
-        )
-        raise ValueError(f"{ENGINE} params: {problems}") from None
-
-
-def _accent_problems(config: BenchmarkConfig) -> list[str]:
-    from perturbations.conditions import get_condition
-
-    found = []
-    for name in config.conditions:
-        with contextlib.suppress(Exception):  # unknown names are reported elsewhere
-            if get_condition(name).accent is not None:
-                found.append(name)
-    if not found:
-        return []
-    return [f"caller 'openai_realtime' cannot take an accent (condition {', '.join(found)})"]
-
-
 @CALLERS.register("openai_realtime")
 class RealtimeCallerDefinition:
     version = VERSION
@@ -394,17 +313,17 @@ class RealtimeCallerDefinition:
         # A behaviour persona condition plays that persona (spec 8.1), as the llm caller does.
         persona = condition_persona(config.condition)
         text = persona.persona_text if persona else None
-        return RealtimeCaller(scenario, _params(config), persona_text=text)
+        return RealtimeCaller(scenario, realtime_params(config), persona_text=text)
 
     def problems(self, config: BenchmarkConfig) -> list[str]:
         """What stops a run before its first trial (see tasks.config_checks)."""
         from tasks.simulate.wire.external import served_out_of_process
 
         try:
-            params = _params(config)
+            params = realtime_params(config)
         except ValueError as exc:
             return [f"field 'caller.params': {exc}"]
-        problems = _accent_problems(config)
+        problems = accent_problems(config)
         if not os.environ.get(params.api_key_env, "").strip():
             problems.append(
                 f"caller 'openai_realtime': environment variable {params.api_key_env} is not set"

@@ -238,3 +238,17 @@ def test_the_virtual_clock_and_text_mode_refuse_it(scenario: Scenario, tmp_path:
     caller = build_caller("openai_realtime", scenario, config)
     with pytest.raises(RuntimeError, match="real-time clock"):
         caller.respond("hello")  # type: ignore[union-attr]
+
+
+def test_an_attempt_without_the_key_is_the_harness_failure_naming_it(
+    scenario: Scenario, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tasks.simulate import simulate
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    config = SimulationConfig(
+        mode="audio", clock="realtime", caller="openai_realtime", cache_dir=tmp_path
+    )
+    record = simulate(scenario, config)
+    assert (record.status, record.end_reason) == ("infra_error", "harness_error")
+    assert "OPENAI_API_KEY" in (record.error or "") and not record.turns_of("user")

@@ -5,9 +5,11 @@ A caller definition builds, for one trial, a caller policy: ``respond(heard_agen
 module in this package with ``@CALLERS.register("<name>")``; modules here (and
 ``evaflow.callers`` entry points) are found on first lookup.
 
-Registered: ``scripted`` (offline default: the golden trace's lines, listening first) and
+Registered: ``scripted`` (offline default: the golden trace's lines, listening first),
 ``llm`` (an OpenAI-compatible chat endpoint with a prompt built from the goal, decision
-tree and persona).
+tree and persona) and ``openai_realtime`` (an OpenAI Realtime session that hears the
+agent's audio and speaks in its own voice: an audio caller,
+:mod:`tasks.simulate.caller.spoken`).
 """
 
 from __future__ import annotations

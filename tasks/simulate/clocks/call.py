@@ -416,6 +416,8 @@ class CallerSide(CuttingIn, AudioTurns):
     # ------------------------------------------------------------------ the end
 
     async def _hang_up(self, ended: CallEnded) -> None:
+        if self.audio_preparing is not None:  # a spoken turn the call ended before
+            self.audio_preparing.cancel()
         for source, vad in (("caller", self.caller_vad), ("agent", self.agent_vad)):
             self._vad(vad.flush(), source)
         if self.current is not None and self.current.sent and self.log.utterances:

@@ -8,6 +8,7 @@ Pure functions over the configuration (and the store's ``runs`` rows); no Prefec
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -89,6 +90,42 @@ def caller_judge_problems(config: BenchmarkConfig) -> list[str]:
     return problems
 
 
+def accent_conditions(config: BenchmarkConfig) -> list[str]:
+    """The run's conditions that draw an accent, the conditions file's included (unknown
+    names and a bad file are reported by :func:`condition_problems`)."""
+    from perturbations.conditions import ConditionSpec, get_condition, load_conditions_yaml
+
+    custom: dict[str, ConditionSpec] = {}
+    if config.conditions_file is not None:
+        with contextlib.suppress(OSError, ValueError):
+            custom = {c.name: c for c in load_conditions_yaml(Path(config.conditions_file))}
+    found = []
+    for name in config.conditions:
+        with contextlib.suppress(KeyError, ValueError):
+            if (custom.get(name) or get_condition(name)).accent is not None:
+                found.append(name)
+    return found
+
+
+def caller_tts_problems(config: BenchmarkConfig) -> list[str]:
+    """The caller's ``tts`` param names a registered engine, and only eSpeak takes an
+    accent: an accent is an eSpeak voice variant, which a hosted or Piper voice would
+    silently ignore, storing a condition that was never applied."""
+    from tasks.voice.tts import TTS_ENGINES
+
+    engine = str(config.caller.params.get("tts", "espeak"))
+    if engine not in TTS_ENGINES:
+        return [_unknown("caller.params.tts", "TTS engine", [engine], TTS_ENGINES.names())]
+    accented = accent_conditions(config)
+    if engine != "espeak" and accented:
+        listed = ", ".join(accented)
+        return [
+            f"field 'caller.params.tts': engine {engine!r} cannot speak an accent "
+            f"(condition {listed}); accents are eSpeak voices: use tts 'espeak' for them"
+        ]
+    return []
+
+
 def metric_problems(config: BenchmarkConfig) -> list[str]:
     import tasks.metrics  # noqa: F401 - importing the package registers every metric
     from tasks.metrics.base import METRIC_ALIASES, METRICS, canonical_metric_name
@@ -107,6 +144,7 @@ def name_problems(config: BenchmarkConfig) -> list[str]:
         *condition_problems(config),
         *system_problems(config),
         *caller_judge_problems(config),
+        *caller_tts_problems(config),
         *metric_problems(config),
     ]
 

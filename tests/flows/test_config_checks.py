@@ -31,6 +31,27 @@ def test_every_unknown_name_is_reported_at_once() -> None:
     assert name_problems(BenchmarkConfig()) == []
 
 
+def test_the_callers_tts_is_a_known_engine_and_only_espeak_takes_an_accent(
+    tmp_path: Path,
+) -> None:
+    def problems(tts: str, conditions: list[str], **extra: object) -> list[str]:
+        config = {"conditions": conditions, "caller": {"name": "scripted", "params": {"tts": tts}}}
+        return name_problems(BenchmarkConfig.model_validate({**config, **extra}))
+
+    assert problems("espeak", ["clean", "accent", "accent+noise"]) == []
+    assert problems("openai", ["clean", "noise", "barge-in"]) == []
+    assert problems("robot", ["clean"]) == [
+        "field 'caller.params.tts': unknown TTS engine 'robot'; valid names: "
+        "cartesia, elevenlabs, espeak, openai, piper"
+    ]
+    [accented] = problems("openai", ["clean", "accent", "noise+accent"])
+    assert "engine 'openai' cannot speak an accent (condition accent, noise+accent)" in accented
+    custom = tmp_path / "conditions.yaml"
+    custom.write_text("conditions:\n  - name: mine\n    accent: {voices: [en-gb]}\n")
+    [accented] = problems("cartesia", ["mine"], conditions_file=str(custom))
+    assert "(condition mine)" in accented
+
+
 def test_an_eva_record_that_does_not_exist_lists_the_valid_ids(eva_root: Path) -> None:
     source = ScenarioSource(eva_root=eva_root, domains=["airline"], records=["1.1.2", "9.9.9"])
     with pytest.raises(ConfigError, match=r"unknown record '9\.9\.9'; valid names: 1\.1\.2"):

@@ -6,7 +6,6 @@ Pure: no SDK, no socket (the session is :mod:`tasks.simulate.callers.openai_real
 
 from __future__ import annotations
 
-import contextlib
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -97,13 +96,9 @@ def realtime_params(config: SimulationConfig | BenchmarkConfig) -> RealtimeCalle
 
 
 def accent_problems(config: BenchmarkConfig) -> list[str]:
-    from perturbations.conditions import get_condition
+    from tasks.config_checks import accent_conditions
 
-    found = []
-    for name in config.conditions:
-        with contextlib.suppress(Exception):  # unknown names are reported elsewhere
-            if get_condition(name).accent is not None:
-                found.append(name)
+    found = accent_conditions(config)
     if not found:
         return []
     return [f"caller 'openai_realtime' cannot take an accent (condition {', '.join(found)})"]

@@ -162,7 +162,9 @@ class ScriptedCaller:
         self.script = build_script(scenario)
         self.info = information_items(scenario.user_goal)
         self.persona = (
-            None if persona is None else PersonaPlay(persona, rng_for or persona_rngs(0), self.info)
+            None
+            if persona is None
+            else PersonaPlay(persona, rng_for or persona_rngs(0), self.info, self._needed())
         )
         self.position = 0
         self.last_text = ""
@@ -170,6 +172,26 @@ class ScriptedCaller:
         self.answers = 0
         self.ended = False
         self.no_answer_given = False
+
+    def _needed(self) -> list[Any]:
+        """The trace's tool-call parameter values (what the agent will act on)."""
+        out: list[Any] = []
+
+        def walk(value: Any) -> None:
+            if isinstance(value, dict):
+                for v in value.values():
+                    walk(v)
+            elif isinstance(value, list):
+                for v in value:
+                    walk(v)
+            elif isinstance(value, str | int | float) and not isinstance(value, bool):
+                out.append(value)
+
+        for block in self.script.blocks:
+            for step in block:
+                if step.kind == "call":
+                    walk(step.params)
+        return out
 
     def respond(self, heard: str) -> CallerTurn:
         if self.ended:
@@ -257,14 +279,18 @@ class ScriptedCaller:
             # (not when asked to say its last turn or its choice again).
             again = is_repeat_request(heard) or asks_again_which(heard)
             return [] if again else list(pending)
+        # What it left out is what it knows it owes: given before any other item the
+        # question names as well (the colleague's employee id, not its own), and before
+        # its next line even when that line says it too: the agent asked for it now, and
+        # would take the next line for the answer.
+        owed = [item for item in chosen.values() if item in pending]
+        if owed:
+            return owed
         upcoming = self.script.user_lines[self.position : self.position + 1]
         upcoming_sig = "".join(signature(t) for line in upcoming for t in tokens(line))
         if any(signature(value) in upcoming_sig for value in chosen):
             return []  # the script answers it next
-        # What it left out is what it knows it owes: given before any other item the
-        # question names as well (the colleague's employee id, not its own).
-        owed = [item for item in chosen.values() if item in pending]
-        return owed or list(chosen.values())
+        return list(chosen.values())
 
     def _best_items(
         self, part: str, minimum: float, among: list[InfoItem] | None = None

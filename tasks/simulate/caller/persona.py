@@ -23,7 +23,7 @@ Each behaviour is stored as a ``persona`` timeline event, so tests and reports c
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -87,15 +87,29 @@ def givable(item: InfoItem) -> bool:
     ) >= MIN_VALUE_SIGNATURE
 
 
+def _sig(text: str) -> str:
+    return "".join(signature(t) for t in tokens(text))
+
+
 def _carries(clause: str, item: InfoItem) -> bool:
-    return signature(item.value) in "".join(signature(t) for t in tokens(clause))
+    return signature(item.value) in _sig(clause)
 
 
 class PersonaPlay:
     """One trial's persona: draws per turn, pending withheld values, behaviour events."""
 
-    def __init__(self, params: PersonaParams, rng_for: RngFactory, info: list[InfoItem]):
+    def __init__(
+        self,
+        params: PersonaParams,
+        rng_for: RngFactory,
+        info: list[InfoItem],
+        needed: Iterable[Any] = (),
+    ):
         self.params, self.rng_for = params, rng_for
+        # Values the agent will act on (the trace's tool-call parameters and the goal's
+        # values): withholding a clause may take away only the values it withholds.
+        self.needed = {signature(v) for v in [*needed, *(it.value for it in info)]}
+        self.needed = {s for s in self.needed if len(s) >= MIN_VALUE_SIGNATURE}
         self.info = [item for item in info if givable(item)]
         self.values = [it for it in info if len(signature(it.value)) >= MIN_VALUE_SIGNATURE]
         self.turn = -1
@@ -163,6 +177,7 @@ class PersonaPlay:
             and not any(asked(it) or it.value in self.withheld_once for it in items)
             # a value that also sits in another clause would still be said
             and not any(_carries(p, it) for j, p in enumerate(parts) if j != i for it in items)
+            and not self._takes_more(line, parts, i, items)
         ]
         if not choices:
             return line
@@ -184,6 +199,15 @@ class PersonaPlay:
         # The excuse goes on the far side of the gap, so a listener aligning the line
         # with what it expected finds the value missing, not replaced by the excuse.
         return f"{kept} {WITHHOLD}" if cut < len(parts) / 2 else f"{WITHHOLD} {kept}"
+
+    def _takes_more(self, line: str, parts: list[str], cut: int, items: list[InfoItem]) -> bool:
+        """Leaving out clause ``cut`` would also take away a value the caller cannot give
+        when asked: what it called for ("a desk", "parking", an enum word the agent reads
+        from the line) or a part of another value ("F L three" inside a room code)."""
+        kept = " ".join(p for j, p in enumerate(parts) if j != cut)
+        line_sig, kept_sig = _sig(line), _sig(kept)
+        held = {signature(it.value) for it in items}
+        return any(s in line_sig and s not in kept_sig for s in self.needed - held)
 
     def _piece(self) -> str:
         """A short value-free clause of an earlier line (drawn), or '' when there is none."""

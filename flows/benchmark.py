@@ -14,7 +14,7 @@ from prefect.futures import as_completed
 from pydantic import BaseModel, Field
 
 from flows.env import workers_report_here
-from flows.runners import RunnerLifetime
+from flows.runners import RunnerLifetime, release_result
 from scenarios.models import Scenario
 from tasks.config import BenchmarkConfig
 from tasks.config_checks import check_names, load_checked, resume_config, stored_config_json
@@ -87,6 +87,8 @@ def _collect(futures: list[Any], writer: BatchWriter, logger: Any) -> list[BaseE
                 failures.append(exc)
                 _notify(i, len(futures), None)
                 continue
+            finally:
+                release_result(future)
             writer.add(result)
             _notify(i, len(futures), result)
     finally:

@@ -44,6 +44,7 @@ from tasks.simulate.clocks.call import CallEnded, CallerSide
 from tasks.simulate.clocks.call_result import call_rng, fill_from_call
 from tasks.simulate.clocks.clock import FRAME_S
 from tasks.simulate.clocks.interaction import trial_interaction
+from tasks.simulate.clocks.quiet_heap import frozen_heap
 from tasks.simulate.clocks.record import finish_record, harness_failure, new_gateway, new_record
 from tasks.simulate.clocks.stt_pool import PooledCallerRecognizer
 from tasks.simulate.clocks.tracks import CLEAN_FRAME, CLEAN_RATE
@@ -445,6 +446,7 @@ async def simulate_realtime_async(scenario: Scenario, config: SimulationConfig) 
             url, params = await _agent_url(stack, scenario, config, attempt.gateway)
             ws = await stack.enter_async_context(_open_ws(url, config))
             side = attempt.side(ws, config, params)
+            stack.enter_context(frozen_heap())  # no full GC pass stalls the calls' pacing
             attempt.gateway.now = side.rt_clock.now
             # A caller that speaks for itself connects to its own service for the call.
             await stack.enter_async_context(caller_session(attempt.caller, attempt.voice))

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
 import os
 import resource
@@ -107,6 +108,9 @@ def serve_delay_agent() -> None:
 
     async def main() -> None:
         async with serve_fault_agent("delay", delays_s=DELAYS_S, reply_s=1.0) as url:
+            # As the harness's calls do (tasks.simulate.clocks.quiet_heap): a full GC pass
+            # over the start-up heap would stall all 64 streams this agent serves at once.
+            gc.freeze()
             print(url, flush=True)
             await asyncio.Event().wait()
 

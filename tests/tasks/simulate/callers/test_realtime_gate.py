@@ -101,11 +101,14 @@ def _ev(type_: str, **fields: Any) -> SimpleNamespace:
     return SimpleNamespace(type=type_, **fields)
 
 
-async def _respond(caller: RealtimeCaller, text: str, end_call: bool) -> None:
+async def _respond(caller: RealtimeCaller, text: str | None, end_call: bool) -> None:
+    """One response: speech saying ``text`` (none for a silent one), then maybe end_call."""
     pcm = (np.sin(np.arange(2400) / 5) * 8000).astype("<i2").tobytes()
     await caller._on_event(_ev("response.created"))
-    await caller._on_event(_ev("response.output_audio.delta", delta=base64.b64encode(pcm).decode()))
-    await caller._on_event(_ev("response.output_audio_transcript.done", transcript=text))
+    if text is not None:
+        delta = base64.b64encode(pcm).decode()
+        await caller._on_event(_ev("response.output_audio.delta", delta=delta))
+        await caller._on_event(_ev("response.output_audio_transcript.done", transcript=text))
     if end_call:
         await caller._on_event(
             _ev(
@@ -146,25 +149,13 @@ def test_a_silent_end_call_needs_the_goodbye_said_before(scenario: Scenario) -> 
     caller = RealtimeCaller(scenario, RealtimeCallerParams())
     conn = caller.conn = _Conn()
 
-    async def silent_hang_up() -> None:
-        await caller._on_event(_ev("response.created"))
-        await caller._on_event(
-            _ev(
-                "response.function_call_arguments.done",
-                name="end_call",
-                call_id="c",
-                arguments="{}",
-            )
-        )
-        await caller._on_event(_ev("response.done", response=SimpleNamespace(status="completed")))
-
     async def run() -> None:
         await _respond(caller, "Yes, that works for me.", end_call=False)
-        await silent_hang_up()
+        await _respond(caller, None, end_call=True)
         assert not caller.hung_up
         await _respond(caller, "Great, thank you, bye.", end_call=False)
         caller.take_turn(), caller.take_turn()
-        await silent_hang_up()
+        await _respond(caller, None, end_call=True)
 
     asyncio.run(run())
     assert _outputs(conn) == [CALLER_REFUSAL_GOODBYE, CALLER_ACCEPTED]

@@ -29,6 +29,7 @@ from pydantic import BaseModel, Field
 from perturbations.behavior import PersonaParams
 from scenarios.models import Scenario
 from tasks.records import TimelineEvent
+from tasks.simulate.caller.info import InfoItem, information_items
 from tasks.simulate.caller.persona import (
     ASK_REPEAT,
     PersonaBehavior,
@@ -46,7 +47,6 @@ from tasks.simulate.dialogue.cues import (
     is_repair,
     is_repeat_request,
     is_request,
-    label_words,
     novel_words,
     says_goodbye,
     similarity,
@@ -81,28 +81,6 @@ class CallerTurn(BaseModel):
     behavior: list[PersonaBehavior] = Field(
         default_factory=list, description="What the persona did in it (withheld, repeated, ...)"
     )
-
-
-class InfoItem(BaseModel):
-    label: list[str] = Field(description="Words of the information key")
-    value: str
-
-
-def information_items(goal: dict[str, Any]) -> list[InfoItem]:
-    """Flattened ``information_required``: one item per scalar value."""
-    items: list[InfoItem] = []
-
-    def walk(prefix: str, value: Any) -> None:
-        if isinstance(value, dict):
-            for k, v in value.items():
-                walk(f"{prefix} {k}", v)
-        elif isinstance(value, list):
-            return
-        elif value not in (None, ""):
-            items.append(InfoItem(label=label_words(prefix), value=str(value)))
-
-    walk("", goal.get("information_required") or {})
-    return items
 
 
 def say_value(value: str, spell: bool) -> str:

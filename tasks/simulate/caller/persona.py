@@ -36,7 +36,7 @@ from tasks.simulate.dialogue.slots import signature, tokens
 from tasks.spoken.words import DIGIT_WORDS
 
 if TYPE_CHECKING:
-    from tasks.simulate.caller.caller import InfoItem
+    from tasks.simulate.caller.info import InfoItem
 
 PersonaBehavior = Literal["withheld", "repeated", "ask_repeat"]
 RngFactory = Callable[[int], np.random.Generator]

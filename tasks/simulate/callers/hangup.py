@@ -8,7 +8,7 @@ are checked here in code, not only asked for in the prompt.
 from __future__ import annotations
 
 from scenarios.models import Scenario
-from tasks.simulate.caller.caller import information_items
+from tasks.simulate.caller.info import information_items
 from tasks.simulate.dialogue.cues import says_goodbye
 from tasks.simulate.dialogue.slots import signature, tokens
 from tasks.simulate.llm_prompts import CALLER_REFUSAL_GOODBYE, CALLER_REFUSAL_INFORMATION

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from perturbations.behavior import PersonaParams
-from tasks.simulate.caller.caller import InfoItem
+from tasks.simulate.caller.info import InfoItem
 from tasks.simulate.caller.persona import WITHHOLD, PersonaPlay
 
 

@@ -7,6 +7,16 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+# A temporary API server (one per run) starts only its "ephemeral" services: the task-run
+# recorder (task runs and their states; stays on), the event persister (every task state
+# change written to SQLite as an event: most of the server's CPU in a py-spy profile of a
+# text run, competing with the trials on 2 cores) and automations (triggers, actions). One
+# offline run reads neither events nor automations. Only the server reads these settings.
+_ONE_RUN_SERVER = {
+    "PREFECT_SERVER_SERVICES_EVENT_PERSISTER_ENABLED": "false",
+    "PREFECT_SERVER_SERVICES_TRIGGERS_ENABLED": "false",
+}
+
 
 def configure_prefect(store: str, verbose: bool = False) -> None:
     """Offline, quiet Prefect with its home under the data directory (unless already set)."""
@@ -14,6 +24,8 @@ def configure_prefect(store: str, verbose: bool = False) -> None:
     os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
     os.environ.setdefault("PREFECT_UI_ENABLED", "false")
     os.environ.setdefault("PREFECT_RESULTS_PERSIST_BY_DEFAULT", "false")
+    for name, value in _ONE_RUN_SERVER.items():
+        os.environ.setdefault(name, value)
     if not verbose:
         os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
         os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", "warning")

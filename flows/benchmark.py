@@ -146,7 +146,7 @@ def run_benchmark(config: BenchmarkConfig, new_run_if_changed: bool = False) -> 
         phases.lap("start")
         futures = [
             runner.submit(run_trial_step, {"spec": s, "scenario": scenarios[s.scenario_key]})
-            for s in pending
+            for s in longest_first(pending, scenarios)
         ]
         if config.report:
             _import_report_in_background()
@@ -216,6 +216,14 @@ def _prepare(
         "run %s: %d trials, %d already stored", run_id, len(specs), len(specs) - len(pending)
     )
     return run_id, store, scenarios, pending, len(specs) - len(pending)
+
+
+def longest_first(pending: list[TrialSpec], scenarios: dict[str, Scenario]) -> list[TrialSpec]:
+    """Trials with the longest golden trace (a conversation's length) first. Both runners
+    start tasks in submission order; a long trial started last keeps one worker busy while
+    the others have nothing left. Which trials run is unchanged, and rows are stored in
+    completion order either way."""
+    return sorted(pending, key=lambda s: -len(scenarios[s.scenario_key].expected_trace))
 
 
 def _import_report_in_background() -> None:

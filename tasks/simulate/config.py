@@ -67,7 +67,9 @@ class SimulationConfig(BaseModel):
         description=(
             "Virtual clock: time the agent's compute by its thread CPU time (wall time for"
             " I/O such as model calls), independent of machine load; 'wall' times it by the"
-            " wall clock. Agents that do not meter their work are always wall-timed."
+            " wall clock; 'none' charges no call time for the agent's compute, so the whole"
+            " timeline repeats exactly (reproducibility checks). Agents that do not meter"
+            " their work are wall-timed under 'cpu'."
         ),
     )
     cache_dir: Path = Field(

@@ -2,10 +2,9 @@
 ``prefect deploy`` from ``prefect.yaml``, the sweep deployment triggered on a tiny
 configuration, and the tables it stored.
 
-The deployment test is marked slow: a Prefect server, a worker and a flow-run process
-each import Prefect and the server migrates a fresh database (about 110 s on a loaded
-2-core machine). The default run checks that every deployment of ``prefect.yaml`` names a
-flow that exists and parameters that flow accepts.
+It runs in the default test run: a Prefect server, a worker and a flow-run process each
+import Prefect and the server migrates a fresh database. Another test checks that every
+deployment of ``prefect.yaml`` names a flow that exists and parameters that flow accepts.
 """
 
 from __future__ import annotations
@@ -107,7 +106,6 @@ def test_every_deployment_names_a_flow_and_parameters_it_accepts() -> None:
     assert names == {"evaflow-benchmark", "evaflow-perturbation-sweep"}
 
 
-@pytest.mark.slow
 @pytest.mark.timeout(900)
 def test_the_sweep_deployment_runs_on_a_process_worker(
     prefect_env: dict[str, str], tmp_path: Path

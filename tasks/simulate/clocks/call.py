@@ -78,6 +78,7 @@ class CallerSide(CuttingIn, AudioTurns):
         backchannels: BackchannelPlayer | None = None,
     ) -> None:
         self.ws, self.caller, self.style, self.voice = ws, caller, style, voice
+        self.own_ears = speaks_for_itself(caller)  # it hears the line and decides itself
         self.interaction = interaction or CallerInteraction(style, 0)
         self.backchannels = backchannels or BackchannelPlayer(None, voice, config.caller_tts)
         self.backchannel_frame = False
@@ -85,7 +86,9 @@ class CallerSide(CuttingIn, AudioTurns):
         self.recognizer, self.channel, self.gateway = recognizer, channel, gateway
         self.config, self.rng = config, rng
         # ``meter``: the agent's, when it is in-process (see tasks.simulate.clocks.clock).
-        timing = config.virtual_timing if meter is not None else "wall"
+        timing = config.virtual_timing
+        if meter is None and timing == "cpu":
+            timing = "wall"
         self.clock = VirtualClock(timing, meter)
         self.stream_sid = f"MZ{rng.getrandbits(64):016x}"
         self.ambient = AmbientFeed(channel, CLEAN_RATE, CLEAN_FRAME)
@@ -254,7 +257,7 @@ class CallerSide(CuttingIn, AudioTurns):
 
     async def _listen(self, t: float) -> None:
         """Decide whether the caller speaks now, later, or not yet."""
-        if speaks_for_itself(self.caller):  # it hears the line and decides itself
+        if self.own_ears:
             await self._listen_audio(t)
             return
         heard, utt = self.heard, self.current
@@ -285,8 +288,8 @@ class CallerSide(CuttingIn, AudioTurns):
     def _segment_heard(self) -> None:
         """An agent segment ended: start recognising it while the call goes on."""
         heard = self.heard
-        if speaks_for_itself(self.caller):
-            return  # it listens with its own ears
+        if self.own_ears:
+            return
         if self.current is None and heard.cut < len(heard.frames):
             heard.pending.append(self._recognize_later(heard.frames[heard.cut :]))
             heard.cut = len(heard.frames)

@@ -13,6 +13,9 @@ How compute is timed (``timing``):
   loaded the machine is. Only an agent that engaged the meter is timed this way; for any
   other agent the clock falls back to wall time, since it would never advance otherwise.
 * ``"wall"``: wall seconds since the tick started (load-dependent; kept for comparison).
+* ``"none"``: the agent's compute costs no call time (an instant agent). Every timestamp
+  is then decided by the seed and the agent's own pauses alone, so two runs store the
+  same timeline to the millisecond: for reproducibility checks, not for latency figures.
 
 The sync timeout is always wall time (:meth:`VirtualClock.wall_elapsed`): it is a safety
 net against a hung agent, not a measurement.
@@ -26,7 +29,7 @@ from typing import Literal
 from tasks.simulate.meter import ComputeMeter
 
 FRAME_S = 0.02
-VirtualTiming = Literal["cpu", "wall"]
+VirtualTiming = Literal["cpu", "wall", "none"]
 
 
 class VirtualClock:
@@ -44,6 +47,8 @@ class VirtualClock:
     @property
     def timing(self) -> VirtualTiming:
         """The timing in effect: cpu only when requested and the agent is metered."""
+        if self.requested == "none":
+            return "none"
         metered = self.meter is not None and self.meter.engaged
         return "cpu" if self.requested == "cpu" and metered else "wall"
 
@@ -64,6 +69,8 @@ class VirtualClock:
 
     def elapsed(self) -> float:
         """Seconds the agent has spent on the current tick, timed by :attr:`timing`."""
+        if self.timing == "none":
+            return 0.0
         if self.timing == "cpu" and self.meter is not None:
             return max(0.0, self.meter.seconds() - self._tick_charged)
         return self.wall_elapsed()

@@ -37,6 +37,7 @@ from perturbations.audio import Clip, VoiceSpec
 from scenarios.models import Scenario
 from tasks.records import AttemptRecord, EndReason, TimelineEvent
 from tasks.simulate.agents import AgentContext, get_agent
+from tasks.simulate.caller.spoken import speaks_for_itself
 from tasks.simulate.callers import build_caller
 from tasks.simulate.channel import trial_channel
 from tasks.simulate.clocks.audio_turns import caller_session
@@ -434,7 +435,8 @@ async def simulate_realtime_async(scenario: Scenario, config: SimulationConfig) 
     config = config.model_copy(update={"mode": "audio", "clock": "realtime"})
     try:
         attempt = await asyncio.to_thread(_Attempt, scenario, config)
-        await asyncio.wrap_future(attempt.recognizer.warm())
+        if not speaks_for_itself(attempt.caller):  # a caller with its own ears never decodes
+            await asyncio.wrap_future(attempt.recognizer.warm())
     except Exception as exc:  # noqa: BLE001 - stored, with the clock this attempt ran on
         failed = harness_failure(scenario, config, exc)
         failed.wall_s = time.perf_counter() - started

@@ -42,6 +42,18 @@ def test_unmetered_agents_fall_back_to_wall_time() -> None:
         VirtualClock("cpu")
 
 
+def test_no_timing_charges_nothing_for_compute_or_waiting() -> None:
+    meter = ComputeMeter()
+    meter.engage()
+    clock = VirtualClock("none", meter)
+    clock.start_tick(5)
+    meter.add(0.4)
+    time.sleep(0.02)
+    assert clock.timing == "none" and clock.now() == pytest.approx(5 * FRAME_S)
+    assert clock.wall_elapsed() >= 0.02  # the sync timeout still runs on the wall
+    assert VirtualClock("none").now() == 0.0  # no meter needed
+
+
 # ----------------------------------------------------------------------------- a whole call
 
 

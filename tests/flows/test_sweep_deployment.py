@@ -34,6 +34,17 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def stop(process: subprocess.Popen[bytes]) -> None:
+    """SIGTERM, then SIGKILL: a worker still tearing down a flow-run process can take longer
+    than the test should wait for it."""
+    process.terminate()
+    try:
+        process.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(timeout=30)
+
+
 def wait_healthy(api: str, server: subprocess.Popen[bytes], timeout_s: float = 300) -> None:
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
@@ -70,8 +81,7 @@ def prefect_env(tmp_path: Path) -> Iterator[dict[str, str]]:
         wait_healthy(env["PREFECT_API_URL"], server)
         yield env
     finally:
-        server.terminate()
-        server.wait(timeout=30)
+        stop(server)
         log.close()
 
 
@@ -149,8 +159,7 @@ def test_the_sweep_deployment_runs_on_a_process_worker(
         )
         assert "Completed" in out, out
     finally:
-        worker.terminate()
-        worker.wait(timeout=30)
+        stop(worker)
         worker_log.close()
     runs = Store(str(store)).run_ids()
     assert len(runs) == 1 and runs[0].startswith("nightly-"), runs

@@ -46,7 +46,8 @@ class VirtualClock:
 
     @property
     def timing(self) -> VirtualTiming:
-        """The timing in effect: cpu only when requested and the agent is metered."""
+        """The timing in effect: none as requested; cpu only when requested and the agent is
+        metered; wall otherwise."""
         if self.requested == "none":
             return "none"
         metered = self.meter is not None and self.meter.engaged

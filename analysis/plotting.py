@@ -54,6 +54,9 @@ def save_figure(fig: Figure, out_dir: Path, stem: str) -> list[str]:
     png, svg = out_dir / f"{stem}.png", out_dir / f"{stem}.svg"
     # Every figure here uses constrained layout, so no (costly) bbox_inches="tight" pass.
     fig.savefig(png, dpi=110, metadata={"Software": None})
+    # The layout is in figure fractions, the same at any dpi: the SVG keeps the one just
+    # computed rather than solving it again (a third of a report's figure time).
+    fig.set_layout_engine("none")
     fig.savefig(svg, metadata={"Date": None, "Creator": None})
     return [str(png), str(svg)]
 

@@ -35,6 +35,7 @@ from benchmarks.common import (
     scratch_dir,
 )
 from benchmarks.memory import ChildResult, run_child
+from benchmarks.task_floor import floor_figure
 
 GROUP = "run"
 RUN_MEMORY_TARGET_MB = 2048.0
@@ -354,7 +355,29 @@ def run(options: BenchOptions) -> list[Figure]:
             limit=2 if options.quick else 3,
             trials=2 if options.quick else 4,
         )
+        mean_trial_s: dict[str, float | None] = {}
         for plan in (text, threads, audio):
             child = _run(options, root, eva_root, plan)
             figures += _overhead_figures(child, plan) + _memory_figures(child, plan)
+            if plan.mode == "text":
+                mean_trial_s[plan.runner] = _mean_attempt_work(child)
+        for runner, mean in mean_trial_s.items():
+            floor = run_child(
+                "benchmarks.task_floor:floor_run",
+                {
+                    "prefect_home": str(root / "prefect-warm"),
+                    "runner": runner,
+                    "tasks": 100 if options.quick else 400,
+                },
+                timeout_s=1800,
+            )
+            figures.append(floor_figure(floor, runner, mean))
     return figures
+
+
+def _mean_attempt_work(child: ChildResult) -> float | None:
+    """Stored simulate + score seconds per attempt of a run."""
+    if not child.ok or not child.value["attempts"]:
+        return None
+    v = child.value
+    return float((v["simulate_s"] + v["score_s"]) / v["attempts"])

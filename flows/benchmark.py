@@ -6,17 +6,22 @@ import contextlib
 import json
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from prefect import flow, get_run_logger
-from prefect.futures import as_completed
 from pydantic import BaseModel, Field
 
 from flows.env import workers_report_here
-from flows.runners import RunnerLifetime, release_result
+from flows.runners import (
+    RunnerLifetime,
+    completed_in_window,
+    release_result,
+    submission_window,
+    trial_parameters,
+)
 from scenarios.models import Scenario
 from tasks.config import BenchmarkConfig
 from tasks.config_checks import check_names, load_checked, resume_config, stored_config_json
@@ -75,24 +80,26 @@ def _notify(done: int, total: int, result: TrialResult | None) -> None:
         hook(done, total, result)
 
 
-def _collect(futures: list[Any], writer: BatchWriter, logger: Any) -> list[BaseException]:
+def _collect(
+    completed: Iterable[Any], total: int, writer: BatchWriter, logger: Any
+) -> list[BaseException]:
     """Store every trial as it completes. A worker that raises (trials themselves never
     do: their failures are rows) costs only its own trial: the others are still collected,
     and whatever is buffered is committed however the loop ends."""
     failures: list[BaseException] = []
     try:
-        for i, future in enumerate(as_completed(futures), start=1):
+        for i, future in enumerate(completed, start=1):
             try:
                 result = future.result()
             except Exception as exc:  # noqa: BLE001 - reported after the others are stored
                 logger.error("a trial failed in its worker: %r", exc)
                 failures.append(exc)
-                _notify(i, len(futures), None)
+                _notify(i, total, None)
                 continue
             finally:
                 release_result(future)
             writer.add(result)
-            _notify(i, len(futures), result)
+            _notify(i, total, result)
     finally:
         writer.flush()
     return failures
@@ -144,13 +151,18 @@ def run_benchmark(config: BenchmarkConfig, new_run_if_changed: bool = False) -> 
         phases.lap("load")
         runner = lifetime.ready()
         phases.lap("start")
-        futures = [
-            runner.submit(run_trial_step, {"spec": s, "scenario": scenarios[s.scenario_key]})
-            for s in longest_first(pending, scenarios)
-        ]
         if config.report:
             _import_report_in_background()
-        failures = _collect(futures, writer, get_run_logger())
+
+        def submit(spec: TrialSpec) -> Any:
+            return runner.submit(
+                run_trial_step, trial_parameters(spec, scenarios[spec.scenario_key])
+            )
+
+        completed = completed_in_window(
+            submit, longest_first(pending, scenarios), submission_window(config.runner.workers)
+        )
+        failures = _collect(completed, len(pending), writer, get_run_logger())
         phases.lap("trials")
         lifetime.close_in_background()
         if failures:

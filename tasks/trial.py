@@ -85,6 +85,25 @@ def _failed_record(spec: TrialSpec, attempt: int, error: str) -> AttemptRecord:
     )
 
 
+TRIAL_MODULES = (
+    "tasks.scoring",
+    "tasks.simulation",
+    "tasks.simulate",
+    "tasks.validate",
+    "tasks.judges",
+    "tasks.metrics.runner",
+)
+"""What :func:`run_attempt` imports on first use: a worker process that loads them before
+its first trial does not spend that trial's first second importing."""
+
+
+def preload_trial_modules() -> None:
+    import importlib
+
+    for name in TRIAL_MODULES:
+        importlib.import_module(name)
+
+
 def run_attempt(spec: TrialSpec, scenario: Scenario, attempt: int) -> AttemptResult:
     """Simulate and score one attempt. Never raises: a crash becomes an infra_error row."""
     from tasks.scoring import score_attempt

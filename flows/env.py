@@ -11,10 +11,15 @@ from pathlib import Path
 # recorder (task runs and their states; stays on), the event persister (every task state
 # change written to SQLite as an event: most of the server's CPU in a py-spy profile of a
 # text run, competing with the trials on 2 cores) and automations (triggers, actions). One
-# offline run reads neither events nor automations. Only the server reads these settings.
+# offline run reads neither events nor automations. The recorder writes task runs in
+# batches (Prefect's default is one SQLite transaction, and one compiled INSERT, per state
+# event: three per trial); what it has not written yet it writes within 5 s, or when the
+# server stops. Only the server reads these settings; a user's own setting wins.
 _ONE_RUN_SERVER = {
     "PREFECT_SERVER_SERVICES_EVENT_PERSISTER_ENABLED": "false",
     "PREFECT_SERVER_SERVICES_TRIGGERS_ENABLED": "false",
+    "PREFECT_SERVER_SERVICES_TASK_RUN_RECORDER_BATCH_SIZE": "100",
+    "PREFECT_SERVER_SERVICES_TASK_RUN_RECORDER_READ_BATCH_SIZE": "100",
 }
 
 

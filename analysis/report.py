@@ -11,24 +11,15 @@ Layout under the output directory::
 
 from __future__ import annotations
 
-import posixpath
-from collections import defaultdict
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
-import pyarrow.parquet as pq
 
 from analysis.base import ANALYSES, AnalysisResult
 from analysis.data import RunData, load_run_data
-from analysis.report_html import CSS, records, slug
+from analysis.report_attempts import attempt_hrefs, start_attempt_pages
+from analysis.report_html import CSS
 from analysis.report_index import index_page, trials_page
-from analysis.report_pages import AttemptView, attempt_page
 from analysis.runner import run_one, write_summary
 from tasks.store import Store
-
-DETAIL_TABLES = ("turns", "tool_calls", "metrics", "entities", "events")
 
 
 def default_report_dir(store: Store, run_id: str) -> Path:
@@ -47,6 +38,7 @@ def write_report(
     *,
     include_audio: bool = True,
     analyses: bool = True,
+    parallel: bool = True,
 ) -> Path:
     """Write the report of ``run_id`` and return the path of its ``index.html``."""
     if run_id not in store.run_ids():
@@ -58,10 +50,13 @@ def write_report(
     (out / "trials").mkdir(parents=True, exist_ok=True)
     (out / "report.css").write_text(CSS, encoding="utf-8")
     trials = store.read("trials", run_id)
+    # Attempt pages and audio (a page per attempt: half a 1,000-attempt report) are written
+    # in another process while this one runs the analyses (mostly figures).
+    pages = start_attempt_pages(store, run_id, out / "trials", include_audio, parallel)
     data = load_run_data(store, [run_id])
     results = _run_analyses(data, out / "analysis") if analyses and not trials.empty else []
-    audio = _extract_audio(store, run_id, out / "trials" / "audio") if include_audio else {}
-    hrefs = _write_attempt_pages(store, run_id, trials, audio, out / "trials")
+    hrefs = attempt_hrefs(trials["attempt_id"])
+    pages.wait()
     (out / "trials.html").write_text(
         trials_page(run_id, trials, store.read("metrics", run_id), data, hrefs), encoding="utf-8"
     )
@@ -88,68 +83,3 @@ def _run_analyses(data: RunData, out: Path) -> list[AnalysisResult]:
     results = [run_one(name, data, out) for name in names]
     write_summary(results, out)
     return results
-
-
-AUDIO_COLUMNS = ["attempt_id", "track", "format", "data"]
-
-
-def _audio_batches(store: Store, run_id: str) -> Iterator[list[dict[str, Any]]]:
-    """Rows of the committed audio parts, a few at a time, read straight from Parquet.
-
-    Reading part by part (not through a DuckDB view) keeps memory to one small record batch
-    of WAV blobs, whatever the size of the run.
-    """
-    committed = store.committed_batches(run_id)
-    for path in store.parts("audio", run_id):
-        if posixpath.basename(path).removesuffix(".parquet") not in committed:
-            continue
-        with store.fs.open(path, "rb") as fh:
-            for batch in pq.ParquetFile(fh).iter_batches(batch_size=8, columns=AUDIO_COLUMNS):
-                yield batch.to_pylist()
-
-
-def _extract_audio(store: Store, run_id: str, out: Path) -> dict[str, dict[str, str]]:
-    """Write every stored track as a WAV file; attempt id -> track -> path relative to trials/."""
-    found: dict[str, dict[str, str]] = {}
-    for rows in _audio_batches(store, run_id):
-        for row in rows:
-            if not row["data"]:
-                continue
-            out.mkdir(parents=True, exist_ok=True)
-            ext = "wav" if (row["format"] or "wav") == "wav" else "bin"
-            name = f"{slug(row['attempt_id'])}_{slug(row['track'])}.{ext}"
-            (out / name).write_bytes(row["data"])
-            found.setdefault(row["attempt_id"], {})[row["track"]] = f"audio/{name}"
-    return found
-
-
-def _write_attempt_pages(
-    store: Store, run_id: str, trials: pd.DataFrame, audio: dict[str, dict[str, str]], out: Path
-) -> dict[str, str]:
-    """One page per attempt; returns attempt id -> href relative to the report root."""
-    details = {name: _rows_by_attempt(store, run_id, name) for name in DETAIL_TABLES}
-    hrefs = {a: f"trials/{slug(a)}.html" for a in trials["attempt_id"]}
-    by_trial: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for row in records(trials):
-        by_trial[row["trial_key"]].append(row)
-    for rows in by_trial.values():
-        rows.sort(key=lambda r: r.get("attempt") or 0)
-        siblings = [(r["attempt_id"], f"{slug(r['attempt_id'])}.html", r) for r in rows]
-        for row in rows:
-            aid = row["attempt_id"]
-            view = AttemptView(
-                trial=row,
-                audio=audio.get(aid, {}),
-                **{name: details[name].get(aid, []) for name in DETAIL_TABLES},
-            )
-            (out / f"{slug(aid)}.html").write_text(
-                attempt_page(view, siblings, run_id), encoding="utf-8"
-            )
-    return hrefs
-
-
-def _rows_by_attempt(store: Store, run_id: str, name: str) -> dict[str, list[dict[str, Any]]]:
-    grouped: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for row in records(store.read(name, run_id)):
-        grouped[row["attempt_id"]].append(row)
-    return grouped

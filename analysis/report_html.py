@@ -9,6 +9,7 @@ import json
 import math
 import re
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 from typing import Any
 
 import pandas as pd
@@ -167,6 +168,13 @@ def entity_pattern(value: str) -> str:
     return r"\b" + r"(?:[\s,.-]|dash)*".join(parts) + r"\b"
 
 
+@lru_cache(maxsize=4096)
+def _entity_regex(value: str) -> re.Pattern[str]:
+    """Compiled once per value: a report highlights the same entities on every turn, and
+    the patterns are too many for ``re``'s own cache."""
+    return re.compile(entity_pattern(value), flags=re.IGNORECASE)
+
+
 def highlight(text: str, marks: Sequence[tuple[str, str]]) -> str:
     """Escape ``text`` and wrap case-insensitive occurrences of each needle in <mark>.
 
@@ -178,7 +186,7 @@ def highlight(text: str, marks: Sequence[tuple[str, str]]) -> str:
     for needle, cls in sorted(marks, key=lambda m: -len(m[0])):
         if not needle or not needle.strip():
             continue
-        for match in re.finditer(entity_pattern(needle), text, flags=re.IGNORECASE):
+        for match in _entity_regex(needle).finditer(text):
             start, end = match.span()
             if all(end <= s or start >= e for s, e, _ in spans):
                 spans.append((start, end, cls))

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from analysis.base import ANALYSES, AnalysisResult
 from analysis.data import RunData, load_run_data
-from analysis.report_attempts import attempt_hrefs, start_attempt_pages
+from analysis.report_attempts import PAGES_DIR, attempt_hrefs, start_attempt_pages
 from analysis.report_html import CSS
 from analysis.report_index import index_page, trials_page
 from analysis.runner import run_one, write_summary
@@ -47,12 +47,12 @@ def write_report(
             f"{', '.join(store.run_ids()) or '(none)'}"
         )
     out = Path(out_dir) if out_dir else default_report_dir(store, run_id)
-    (out / "trials").mkdir(parents=True, exist_ok=True)
+    (out / PAGES_DIR).mkdir(parents=True, exist_ok=True)
     (out / "report.css").write_text(CSS, encoding="utf-8")
     trials = store.read("trials", run_id)
     # Attempt pages and audio (a page per attempt: half a 1,000-attempt report) are written
     # in another process while this one runs the analyses (mostly figures).
-    pages = start_attempt_pages(store, run_id, out / "trials", include_audio, parallel)
+    pages = start_attempt_pages(store, run_id, out / PAGES_DIR, include_audio, parallel)
     data = load_run_data(store, [run_id])
     results = _run_analyses(data, out / "analysis") if analyses and not trials.empty else []
     hrefs = attempt_hrefs(trials["attempt_id"])

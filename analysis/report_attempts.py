@@ -32,9 +32,17 @@ DETAIL_TABLES = ("turns", "tool_calls", "metrics", "entities", "events")
 AUDIO_COLUMNS = ["attempt_id", "track", "format", "data"]
 
 
+PAGES_DIR = "trials"
+
+
+def page_name(attempt_id: str) -> str:
+    """The file name of an attempt's page, inside :data:`PAGES_DIR`."""
+    return f"{slug(attempt_id)}.html"
+
+
 def attempt_hrefs(attempt_ids: Any) -> dict[str, str]:
     """Attempt id -> its page, relative to the report root."""
-    return {a: f"trials/{slug(a)}.html" for a in attempt_ids}
+    return {a: f"{PAGES_DIR}/{page_name(a)}" for a in attempt_ids}
 
 
 class AttemptPages:
@@ -53,7 +61,7 @@ class AttemptPages:
             logging.getLogger(__name__).warning(
                 "attempt pages: the helper process failed (exit %s: %s); writing them here",
                 self._helper.returncode,
-                err.decode(errors="replace").strip().splitlines()[-1:] or "",
+                (err.decode(errors="replace").strip().splitlines() or ["no output"])[-1],
             )
         write_pages(**self._job)
 
@@ -126,7 +134,7 @@ def _write_attempt_pages(
         by_trial[row["trial_key"]].append(row)
     for rows in by_trial.values():
         rows.sort(key=lambda r: r.get("attempt") or 0)
-        siblings = [(r["attempt_id"], f"{slug(r['attempt_id'])}.html", r) for r in rows]
+        siblings = [(r["attempt_id"], page_name(r["attempt_id"]), r) for r in rows]
         for row in rows:
             aid = row["attempt_id"]
             view = AttemptView(
@@ -134,7 +142,7 @@ def _write_attempt_pages(
                 audio=audio.get(aid, {}),
                 **{name: details[name].get(aid, []) for name in DETAIL_TABLES},
             )
-            (out / f"{slug(aid)}.html").write_text(
+            (out / page_name(aid)).write_text(
                 attempt_page(view, siblings, run_id), encoding="utf-8"
             )
 

@@ -13,7 +13,6 @@ from typing import Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_validator
-from scipy.signal import butter, sosfilt
 
 from perturbations.audio import Clip
 
@@ -132,6 +131,9 @@ def apply_jitter_dropouts(clip: Clip, params: JitterParams, rng: np.random.Gener
 
 
 def apply_band_limit(clip: Clip, params: BandLimitParams, rng: np.random.Generator) -> Clip:
+    # Imported here: scipy.signal is half a second of import for every run's config checks.
+    from scipy.signal import butter, sosfilt
+
     high = min(params.high_hz, 0.49 * clip.rate)
     if params.low_hz >= high:
         raise ValueError(

@@ -19,8 +19,6 @@ from pathlib import Path
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
-from scipy.io import wavfile
-from scipy.signal import butter, resample_poly, sosfilt
 
 from evaflow_core.registry import Registry
 from perturbations.audio import AudioError, Clip
@@ -73,6 +71,8 @@ def _colored(n: int, exponent: float, rate: int, rng: np.random.Generator) -> np
 
 
 def _band(x: np.ndarray, low: float, high: float, rate: int) -> np.ndarray:
+    from scipy.signal import butter, sosfilt  # lazily: scipy.signal is half a second of import
+
     high = min(high, 0.45 * rate)
     sos = butter(4, [low, high], btype="bandpass", fs=rate, output="sos")
     return sosfilt(sos, x)
@@ -137,6 +137,9 @@ def street_noise(seconds: float, rate: int, rng: np.random.Generator) -> np.ndar
 
 
 def _read_wav(path: Path, rate: int) -> np.ndarray:
+    from scipy.io import wavfile
+    from scipy.signal import resample_poly
+
     try:
         file_rate, data = wavfile.read(path)
     except (ValueError, OSError) as exc:

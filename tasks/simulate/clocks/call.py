@@ -28,7 +28,7 @@ from tasks.simulate.caller.spoken import speaks_for_itself
 from tasks.simulate.callers import CallerPolicy
 from tasks.simulate.channel import AmbientFeed, CallerChannel
 from tasks.simulate.clocks.audio_turns import AudioTurns
-from tasks.simulate.clocks.call_state import CuttingIn, Heard, Utterance
+from tasks.simulate.clocks.call_state import CuttingIn, Heard, Utterance, is_cut_off_tail
 from tasks.simulate.clocks.clock import FRAME_S, VirtualClock
 from tasks.simulate.clocks.interaction import (
     BackchannelPlayer,
@@ -218,6 +218,7 @@ class CallerSide(CuttingIn, AudioTurns):
         self.heard = Heard()
         if self.agent_vad.in_speech:  # it talked on through the caller's turn: hear it
             self.heard.spoke, self.heard.speech_start = True, t_end
+            self.heard.cut_off_tail = utt.barge_in
         self.waiting_since = t_end
         if utt.turn.end_call:
             self.caller_ended = True
@@ -269,7 +270,10 @@ class CallerSide(CuttingIn, AudioTurns):
                 utt.start_at = t + self.rng.uniform(*self.style.pause_s)
             return
         if heard.spoke and not agent_talking and t - heard.last_audio >= AGENT_DONE_S:
-            await self._respond(t, t + self.rng.uniform(*self.style.pause_s))
+            if heard.cut_off_tail and is_cut_off_tail(heard, await self._heard_text()):
+                self._wait_past_tail(t)
+            else:
+                await self._respond(t, t + self.rng.uniform(*self.style.pause_s))
         elif self._barge_in_due(t):
             await self._barge_in(t)
         elif self._backchannel_due(t):

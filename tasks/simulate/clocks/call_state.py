@@ -43,11 +43,33 @@ class Heard:
     speech_start: float | None = None
     last_audio: float = -1.0
     barged: bool = False
+    # The agent was still finishing the turn the caller barged into when the caller's
+    # turn ended: what follows may be its last words, cut short by its yielding.
+    cut_off_tail: bool = False
     # Finished agent segments are recognised in the background while the call goes on;
     # ``cut`` is how many frames those tasks cover.
     pending: list[asyncio.Future[str]] = field(default_factory=list)
     cut: int = 0
     backchannels: int = 0
+
+
+# Agent speech this short that follows a barge-in, with no word understood in it, is the
+# interrupted turn dying away (an agent stops some hundreds of ms after being talked over),
+# not a new turn: a person waits for the answer to what they said rather than asking the
+# agent to repeat the words they talked over.
+CUT_OFF_TAIL_S = 1.0
+
+
+def is_cut_off_tail(heard: Heard, text: str) -> bool:
+    """Whether what the caller heard since its barge-in ended is only the agent yielding."""
+    if not heard.cut_off_tail or text.strip() or heard.speech_start is None:
+        return False
+    return tail_s(heard) <= CUT_OFF_TAIL_S
+
+
+def tail_s(heard: Heard) -> float:
+    """Agent audio heard since ``speech_start`` (0 when its VAD's hangover was all there was)."""
+    return max(0.0, heard.last_audio - (heard.speech_start or heard.last_audio))
 
 
 class CuttingIn:
@@ -59,6 +81,7 @@ class CuttingIn:
     agent_vad: EnergyVAD
     interaction: CallerInteraction
     backchannels: BackchannelPlayer
+    waiting_since: float
 
     async def _respond(self, t: float, start_at: float) -> None:
         raise NotImplementedError
@@ -87,6 +110,20 @@ class CuttingIn:
             )
         )
         await self._respond(t, t)
+
+    def _wait_past_tail(self, t: float) -> None:
+        """After a barge-in, ignore the agent's last unintelligible words: wait for its answer."""
+        spoke_s = round(tail_s(self.heard), 3)
+        self.events.append(
+            TimelineEvent(
+                t_s=round(t, 3),
+                source="caller",
+                kind="ignore_tail",
+                data={"agent_spoke_s": spoke_s},
+            )
+        )
+        self.heard = Heard()
+        self.waiting_since = t
 
     def _backchannel_due(self, t: float) -> bool:
         if not self._cutting_in_possible():

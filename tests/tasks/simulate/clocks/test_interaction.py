@@ -21,6 +21,7 @@ from scenarios.models import Scenario
 from tasks.metrics.runner import run_metrics
 from tasks.records import AttemptRecord, MetricScore
 from tasks.simulate import SimulationConfig, simulate
+from tasks.simulate.clocks.call_state import Heard, is_cut_off_tail, tail_s
 from tasks.simulate.clocks.interaction import CallerInteraction
 from tasks.simulate.clocks.realtime import simulate_realtime_async
 from tasks.simulate.voices import CallerStyle
@@ -211,3 +212,20 @@ def test_realtime_clock_backchannels_are_not_turns(
     assert said and not kinds(record, "agent", "clear"), [e.kind for e in record.events]
     assert not kinds(record, "caller", "barge_in")
     assert subs(turn_taking(record, pack["itsm-001"]))["backchannel.count"] == len(said)
+
+
+def test_the_last_words_of_a_barged_into_turn_are_not_a_turn_to_answer() -> None:
+    """An agent stops some hundreds of ms after being talked over; when the caller's barge-in
+    ends first, the unintelligible fragment after it must not draw "didn't catch that"
+    (seen with a Pipecat bot: the repeat request, heard with the barge-in, made the agent
+    repeat its question instead of acting on the answer)."""
+    tail = Heard(spoke=True, speech_start=10.0, last_audio=10.4, cut_off_tail=True)
+    assert is_cut_off_tail(tail, "")
+    # Only its VAD's hangover outlasted the caller's turn: no audio since (seen with Pipecat).
+    hangover = Heard(spoke=True, speech_start=10.0, last_audio=-1.0, cut_off_tail=True)
+    assert is_cut_off_tail(hangover, "") and tail_s(hangover) == 0.0
+    assert not is_cut_off_tail(tail, "okay")  # words understood: answered as usual
+    talks_on = Heard(spoke=True, speech_start=10.0, last_audio=12.5, cut_off_tail=True)
+    assert not is_cut_off_tail(talks_on, "")  # it went on talking: ask it to repeat
+    no_barge_in = Heard(spoke=True, speech_start=10.0, last_audio=10.4)
+    assert not is_cut_off_tail(no_barge_in, "")

@@ -12,6 +12,8 @@ $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[dev]'
+	@# Prefect's migrated database, copied into each new store (flows/prefect_db.py).
+	$(PY) -m flows.prefect_db
 	@touch $@
 
 install: $(VENV)/.installed

@@ -7,6 +7,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from flows.prefect_db import seed_database
+
 # A temporary API server (one per run) starts only its "ephemeral" services: the task-run
 # recorder (task runs and their states; stays on), the event persister (every task state
 # change written to SQLite as an event: most of the server's CPU in a py-spy profile of a
@@ -40,6 +42,7 @@ def configure_prefect(store: str, verbose: bool = False) -> None:
         home = (base / ".prefect").resolve()
         home.mkdir(parents=True, exist_ok=True)
         os.environ["PREFECT_HOME"] = str(home)
+    seed_database(Path(os.environ["PREFECT_HOME"]).expanduser())
 
 
 @contextmanager

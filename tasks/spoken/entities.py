@@ -9,6 +9,7 @@ whether a transcript got it right is a token comparison (``entity_heard``).
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -134,6 +135,7 @@ def speak_entity(entity: Entity, code_style: CodeStyle = "letters") -> str:
     return f"{month.capitalize()} {speak_ordinal(int(day))}"
 
 
+@lru_cache(maxsize=1 << 15)  # LM corpora render the same lines thousands of times
 def render_spoken(text: str, code_style: CodeStyle = "letters") -> str:
     """Rewrite written text as a caller would say it: entities through ``speak_entity``,
     every remaining number in words, so the result contains no digits."""

@@ -95,7 +95,8 @@ def lm_tokens(text: str) -> str:
 
 def build_domain_lm(sentences: list[str], cache_dir: Path | str) -> Path:
     """ARPA trigram LM from ``sentences`` (written or spoken), cached by content hash."""
-    lines = sorted({tokens for s in sentences if (tokens := lm_tokens(s))})
+    # A domain corpus repeats its lines (1,500 drawn from a few dozen templates): tokenise each once.
+    lines = sorted({tokens for s in set(sentences) if (tokens := lm_tokens(s))})
     if not lines:
         raise ValueError("build_domain_lm: no usable sentences (all empty after tokenising)")
     text = "\n".join(lines) + "\n"

@@ -41,10 +41,10 @@ _MIGRATE = (
 
 def template_path() -> Path:
     """Where this Prefect version's migrated, empty database is kept."""
-    cache = os.environ.get("EVAFLOW_CACHE_DIR") or os.environ.get("XDG_CACHE_HOME")
-    root = Path(cache) if cache else Path.home() / ".cache"
-    if not os.environ.get("EVAFLOW_CACHE_DIR"):
-        root = root / "evaflow"
+    if explicit := os.environ.get("EVAFLOW_CACHE_DIR"):
+        root = Path(explicit)
+    else:
+        root = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "evaflow"
     return root / f"prefect-{version('prefect')}.db"
 
 

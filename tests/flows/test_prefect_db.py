@@ -34,6 +34,22 @@ def own_cache(cache: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return template_path()
 
 
+def test_the_template_lives_in_the_users_cache_unless_evaflow_cache_dir_names_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from importlib.metadata import version
+
+    name = f"prefect-{version('prefect')}.db"
+    monkeypatch.delenv("EVAFLOW_CACHE_DIR", raising=False)
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert template_path() == tmp_path / "home" / ".cache" / "evaflow" / name
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert template_path() == tmp_path / "xdg" / "evaflow" / name
+    monkeypatch.setenv("EVAFLOW_CACHE_DIR", str(tmp_path / "mine"))
+    assert template_path() == tmp_path / "mine" / name
+
+
 def rows(db: Path, sql: str) -> list[tuple[object, ...]]:
     con = sqlite3.connect(db)
     try:

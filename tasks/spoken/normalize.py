@@ -411,10 +411,11 @@ def spoken_spans(words: list[str]) -> list[tuple[int, int, str]]:
     return spans
 
 
-# Scoring one attempt normalises the same turn texts again and again (each judge rule and
-# metric reads every turn): 246 calls per text-mode attempt, 63% of them repeats, and
-# normalising was 59% of text-mode scoring time (cProfile, 162 EVA attempts).
-@lru_cache(maxsize=16384)
+# Cached per process: scoring normalises the same texts again and again. Each judge rule
+# and metric reads every turn (246 calls per text-mode attempt, 63% repeats; 59% of text
+# scoring time, cProfile of 162 EVA attempts), and the speech judges' LM corpora repeat the
+# same 1,500 lines in every attempt of a record (40% of an audio attempt's scoring).
+@lru_cache(maxsize=1 << 15)
 def normalize_spoken(text: str) -> str:
     """Canonical written form of recognised or written text (deterministic, idempotent).
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable, Mapping
-from functools import lru_cache, partial
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -108,11 +108,9 @@ class Listener:
         return self.transcribe(samples, rate)
 
 
-@lru_cache(maxsize=1 << 15)
 def _line_words(line: str) -> tuple[str, ...]:
-    """The words of a corpus line as the recogniser can output them. Cached per process:
-    normalising 1,500 lines was 40% of an audio attempt's scoring, and the corpora of one
-    record's attempts (its conditions and trials) are drawn from the same texts."""
+    """The words of a corpus line as the recogniser can output them (``normalize_spoken``
+    caches the costly part: the corpora of one record's attempts repeat the same lines)."""
     return tuple(normalize_spoken(line).lower().split())
 
 

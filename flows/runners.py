@@ -234,7 +234,7 @@ def task_runner_for(config: BenchmarkConfig, api_url: str | None = None) -> Any:
     )
 
 
-def warm_worker() -> None:
+def warm_worker(audio: bool = True) -> None:
     """Run on every Dask worker once it is up, while the flow still checks its configuration:
     the first task a worker ran used to spend about a second importing Prefect's task engine
     and the trial code, the other worker waiting on nothing. Import errors surface in the
@@ -247,7 +247,7 @@ def warm_worker() -> None:
         import tasks.steps  # noqa: F401
         from tasks.trial import preload_trial_modules
 
-        preload_trial_modules()
+        preload_trial_modules(audio)
 
 
 class RunnerLifetime:
@@ -262,6 +262,7 @@ class RunnerLifetime:
 
     def __init__(self, config: BenchmarkConfig, api_url: str | None = None) -> None:
         self.runner = task_runner_for(config, api_url)
+        self._audio = config.mode == "audio"
         self._starting: threading.Thread | None = None
         self._closing: threading.Thread | None = None
         self._error: BaseException | None = None
@@ -275,7 +276,8 @@ class RunnerLifetime:
 
     def _connect(self) -> None:
         try:
-            self.runner.client.run(warm_worker)  # the property creates the cluster and client
+            # The client property creates the cluster and its client.
+            self.runner.client.run(warm_worker, self._audio)
         except BaseException as exc:  # noqa: BLE001 - re-raised by ready() on the flow's thread
             self._error = exc
 

@@ -10,7 +10,6 @@ import functools
 from math import gcd
 
 import numpy as np
-from scipy.signal import firwin, resample_poly
 
 from perturbations.audio import INT16_SCALE, AudioError, Clip
 
@@ -64,6 +63,8 @@ def _lowpass(up: int, down: int) -> np.ndarray:
     """The filter ``resample_poly`` designs by default (Kaiser window, beta 5), designed
     once per ratio: designing it cost more than filtering a 20 ms frame. Passed back as
     ``window``, ``resample_poly`` copies it and scales it exactly as its own design."""
+    from scipy.signal import firwin  # scipy.signal takes 0.6 s to import: only when resampling
+
     max_rate = max(up, down)
     taps = firwin(2 * 10 * max_rate + 1, 1.0 / max_rate, window=("kaiser", 5.0))
     taps.flags.writeable = False
@@ -78,6 +79,8 @@ def resample(clip: Clip, rate: int) -> Clip:
         return clip
     g = gcd(rate, clip.rate)
     up, down = rate // g, clip.rate // g
+    from scipy.signal import resample_poly
+
     out = resample_poly(clip.samples.astype(np.float64), up, down, window=_lowpass(up, down))
     return Clip(np.clip(out, -1.0, 1.0).astype(np.float32), rate)
 

@@ -63,3 +63,34 @@ def test_the_flow_refuses_bad_names_before_any_store_write(tmp_path: Path) -> No
     with pytest.raises(ConfigError, match="unknown condition 'nonsense-cond'"):
         run_benchmark(config)
     assert not (tmp_path / "store").exists()
+
+
+IMPORTS_SCRIPT = """
+import json, sys
+from tasks.config import BenchmarkConfig
+from tasks.config_checks import name_problems
+from tasks.trial import preload_trial_modules
+problems = name_problems(BenchmarkConfig())
+checked = "scipy.signal" in sys.modules
+preload_trial_modules(audio=False)
+text = "scipy.signal" in sys.modules
+preload_trial_modules(audio=True)
+print(json.dumps({"problems": problems, "checked": checked, "text": text,
+                  "audio": "scipy.signal" in sys.modules}))
+"""
+
+
+def test_checking_names_leaves_audio_dsp_to_the_workers_that_use_it() -> None:
+    """The flow's process checks every name (importing every plug-in) while the Dask
+    workers start on the same cores: scipy.signal (0.6 s) is loaded only by the workers of
+    an audio run, before their first trial."""
+    import json
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", IMPORTS_SCRIPT], capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    assert seen == {"problems": [], "checked": False, "text": False, "audio": True}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
 from pathlib import Path
 
@@ -41,3 +42,23 @@ def eva_root() -> Path:
     if root is None:
         pytest.skip("EVA reference data not found (set EVAFLOW_EVA_ROOT)")
     return root
+
+
+@pytest.fixture(autouse=True)
+def _no_prefect_traffic_under_property_tests(request: pytest.FixtureRequest) -> None:
+    """Stop Prefect's background events and log services before a property test.
+
+    After a flow, Prefect's events client keeps its websocket open in a background thread,
+    and the websocket's keepalive pings draw from the global ``random`` module. Hypothesis
+    watches that state while it generates data: a ping during a draw is reported as a
+    strategy using ``random`` (a deprecation warning today, an error under ``-W error``),
+    so a property test's outcome would depend on the test that ran before it. The services
+    restart by themselves at the next flow run, as Prefect's own test harness relies on.
+    """
+    if not getattr(request.function, "is_hypothesis_test", False) or "prefect" not in sys.modules:
+        return
+    from prefect.events.worker import EventsWorker
+    from prefect.logging.handlers import APILogWorker
+
+    for service in (EventsWorker, APILogWorker):
+        service.drain_all(timeout=10)

@@ -231,11 +231,19 @@ def _prepare(
 
 
 def longest_first(pending: list[TrialSpec], scenarios: dict[str, Scenario]) -> list[TrialSpec]:
-    """Trials with the longest golden trace (a conversation's length) first. Both runners
-    start tasks in submission order; a long trial started last keeps one worker busy while
-    the others have nothing left. Which trials run is unchanged, and rows are stored in
-    completion order either way."""
-    return sorted(pending, key=lambda s: -len(scenarios[s.scenario_key].expected_trace))
+    """Trials with the longest golden trace (a conversation's length) first, and among
+    equally long ones the most perturbed condition first. Both runners start tasks in
+    submission order; a long trial started last keeps one worker busy while the others have
+    nothing left. A perturbed call takes longer than its clean twin (noise is mixed into
+    every frame and the agent mishears, so turns are repeated: 5.2 -> 7.2 s, 10.4 -> 13.7 s
+    and 10.6 -> 16.6 s in the quick run). Which trials run is unchanged, and rows are
+    stored in completion order either way."""
+
+    def expected_work(spec: TrialSpec) -> tuple[int, int]:
+        axes = 0 if spec.condition == "clean" else 1 + spec.condition.count("+")
+        return -len(scenarios[spec.scenario_key].expected_trace), -axes
+
+    return sorted(pending, key=expected_work)
 
 
 def _import_report_in_background() -> None:

@@ -158,7 +158,7 @@ window.addEventListener('load', () => {{
   let tries = 0;
   const poll = () => {{
     const ready = audios.filter(a => a.readyState >= 1 && a.duration > 0).length;
-    if (ready < audios.length && tries++ < 80) {{ setTimeout(poll, 100); return; }}
+    if (ready < audios.length && tries++ < 600) {{ setTimeout(poll, 100); return; }}
     console.log('PROBE images=' + imgs.length + ' loaded=' + loaded + ' audio=' +
                 audios.length + ' playable=' + ready);
   }};

@@ -34,3 +34,45 @@ def test_a_warmed_worker_has_the_trial_code_loaded_and_out_of_the_collectors_rea
     # The imported modules' objects are frozen: the worker's collections (and its exit)
     # no longer walk them.
     assert seen["frozen"] > 50_000
+
+
+CLUSTER_SCRIPT = """
+import json, os, sys
+os.environ["PREFECT_HOME"] = sys.argv[1]
+from flows.env import configure_prefect
+configure_prefect(sys.argv[1])
+from flows.runners import RunnerLifetime
+from tasks.config import BenchmarkConfig
+
+def worker_origin():
+    import os, sys, psutil
+    return {"parent": os.getppid(), "parent_cmd": " ".join(psutil.Process(os.getppid()).cmdline()),
+            "dsp": "scipy.signal" in sys.modules}
+
+config = BenchmarkConfig.model_validate({"mode": "audio", "runner": {"kind": "dask", "workers": 2}})
+with RunnerLifetime(config) as lifetime:
+    seen = lifetime.ready().client.run(worker_origin)
+print(json.dumps({"flow_pid": os.getpid(), "workers": list(seen.values())}))
+"""
+
+
+def test_local_workers_fork_from_one_process_that_imported_the_trial_code(tmp_path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", CLUSTER_SCRIPT, str(tmp_path / "prefect")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    workers = seen["workers"]
+    assert len(workers) == 2
+    # Both workers are children of one forkserver, not of the flow's process (spawn), and
+    # that server was asked to import the trial code, the task engine and the audio DSP.
+    assert len({w["parent"] for w in workers}) == 1
+    assert workers[0]["parent"] != seen["flow_pid"]
+    command = workers[0]["parent_cmd"]
+    assert "multiprocessing.forkserver" in command
+    for module in ("prefect.task_engine", "tasks.simulate", "scipy.signal"):
+        assert repr(module) in command
+    assert all(w["dsp"] for w in workers)

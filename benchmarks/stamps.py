@@ -35,6 +35,7 @@ GROUP_SOURCES: dict[str, tuple[str, ...]] = {
     "run": (
         *_HARNESS,
         "benchmarks/run_overhead.py",
+        "benchmarks/task_floor.py",
         "flows",
         "tasks",
         "scenarios",

@@ -273,13 +273,14 @@ def warm_worker(audio: bool = True) -> None:
 
 
 @contextmanager
-def forked_local_workers(runner: Any, audio: bool) -> Iterator[None]:
+def forked_local_workers(runner: Any, audio: bool) -> Iterator[bool]:
     """Local Dask workers started in this block fork from one process that imported the
     trial code once (multiprocessing's ``forkserver``), instead of each importing it
     again in a new interpreter (Dask's default ``spawn``): 1.7 s of CPU per worker, on
     the cores the flow checks its configuration on. A fork shares those pages, and the
-    server itself is a fresh process, so no thread of this one is forked. Where the
-    platform has no forkserver, or the cluster is remote, nothing changes."""
+    server itself is a fresh process, so no thread of this one is forked. Yields whether
+    workers fork: where the platform has no forkserver, or the cluster is remote, nothing
+    changes. Stop the server with :func:`stop_forkserver` once the cluster is closed."""
     import multiprocessing
 
     if (
@@ -287,7 +288,7 @@ def forked_local_workers(runner: Any, audio: bool) -> Iterator[None]:
         or runner.address
         or "forkserver" not in multiprocessing.get_all_start_methods()
     ):
-        yield
+        yield False
         return
     import dask
     import distributed.utils
@@ -297,7 +298,20 @@ def forked_local_workers(runner: Any, audio: bool) -> Iterator[None]:
     multiprocessing.get_context("forkserver").set_forkserver_preload(worker_modules(audio))
     distributed.utils._forkserver_preload_set = True
     with dask.config.set({"distributed.worker.multiprocessing-method": "forkserver"}):
-        yield
+        yield True
+
+
+def stop_forkserver() -> None:
+    """Stop this process's forkserver, if one runs (only once its workers have exited: it
+    reports their exit codes). Its children inherit its environment and its imports, so a
+    later run in the same process (a sweep, a notebook, tests) starts a new one that sees
+    the environment and code of then, as spawned workers would."""
+    from multiprocessing import forkserver
+
+    # ``_stop`` is how CPython's own tests stop it; there is no public way.
+    stop = getattr(forkserver._forkserver, "_stop", None)
+    if stop is not None:
+        stop()
 
 
 class RunnerLifetime:
@@ -316,6 +330,7 @@ class RunnerLifetime:
         self._starting: threading.Thread | None = None
         self._closing: threading.Thread | None = None
         self._error: BaseException | None = None
+        self._forked = False
 
     def __enter__(self) -> RunnerLifetime:
         self.runner.__enter__()
@@ -327,7 +342,7 @@ class RunnerLifetime:
     def _connect(self) -> None:
         try:
             # The client property creates the cluster and its client.
-            with forked_local_workers(self.runner, self._audio):
+            with forked_local_workers(self.runner, self._audio) as self._forked:
                 client = self.runner.client
             client.run(warm_worker, self._audio)
         except BaseException as exc:  # noqa: BLE001 - re-raised by ready() on the flow's thread
@@ -350,6 +365,8 @@ class RunnerLifetime:
         if self._starting is not None:
             self._starting.join()  # a cluster still starting is closed once it has started
         self.runner.__exit__(None, None, None)
+        if self._forked:
+            stop_forkserver()
 
     def __exit__(self, *exc_info: Any) -> None:
         if self._closing is None:

@@ -47,12 +47,15 @@ from tasks.config import BenchmarkConfig
 def worker_origin():
     import os, sys, psutil
     return {"parent": os.getppid(), "parent_cmd": " ".join(psutil.Process(os.getppid()).cmdline()),
-            "dsp": "scipy.signal" in sys.modules}
+            "dsp": "scipy.signal" in sys.modules, "probe": os.environ.get("EVAFLOW_TEST_PROBE")}
 
-config = BenchmarkConfig.model_validate({"mode": "audio", "runner": {"kind": "dask", "workers": 2}})
-with RunnerLifetime(config) as lifetime:
-    seen = lifetime.ready().client.run(worker_origin)
-print(json.dumps({"flow_pid": os.getpid(), "workers": list(seen.values())}))
+runs = []
+for probe in ("first", "second"):  # two runs in one process, the environment changed between
+    os.environ["EVAFLOW_TEST_PROBE"] = probe
+    config = BenchmarkConfig.model_validate({"mode": "audio", "runner": {"kind": "dask", "workers": 2}})
+    with RunnerLifetime(config) as lifetime:
+        runs.append(list(lifetime.ready().client.run(worker_origin).values()))
+print(json.dumps({"flow_pid": os.getpid(), "runs": runs}))
 """
 
 
@@ -65,14 +68,20 @@ def test_local_workers_fork_from_one_process_that_imported_the_trial_code(tmp_pa
     )
     assert done.returncode == 0, done.stderr[-2000:]
     seen = json.loads(done.stdout.strip().splitlines()[-1])
-    workers = seen["workers"]
-    assert len(workers) == 2
-    # Both workers are children of one forkserver, not of the flow's process (spawn), and
-    # that server was asked to import the trial code, the task engine and the audio DSP.
-    assert len({w["parent"] for w in workers}) == 1
-    assert workers[0]["parent"] != seen["flow_pid"]
-    command = workers[0]["parent_cmd"]
-    assert "multiprocessing.forkserver" in command
-    for module in ("prefect.task_engine", "tasks.simulate", "scipy.signal"):
-        assert repr(module) in command
-    assert all(w["dsp"] for w in workers)
+    first, second = seen["runs"]
+    for workers in (first, second):
+        assert len(workers) == 2
+        # Both workers are children of one forkserver, not of the flow's process (spawn),
+        # and that server was asked to import the trial code, the task engine and the DSP.
+        assert len({w["parent"] for w in workers}) == 1
+        assert workers[0]["parent"] != seen["flow_pid"]
+        command = workers[0]["parent_cmd"]
+        assert "multiprocessing.forkserver" in command
+        for module in ("prefect.task_engine", "tasks.simulate", "scipy.signal"):
+            assert repr(module) in command
+        assert all(w["dsp"] for w in workers)
+    # Each run has its own server, started with the environment of its time, as spawned
+    # workers would see it: a run never inherits the previous run's environment.
+    assert first[0]["parent"] != second[0]["parent"]
+    assert {w["probe"] for w in first} == {"first"}
+    assert {w["probe"] for w in second} == {"second"}

@@ -280,7 +280,7 @@ def forked_local_workers(runner: Any, audio: bool) -> Iterator[bool]:
     the cores the flow checks its configuration on. A fork shares those pages, and the
     server itself is a fresh process, so no thread of this one is forked. Yields whether
     workers fork: where the platform has no forkserver, or the cluster is remote, nothing
-    changes. Stop the server with :func:`stop_forkserver` once the cluster is closed."""
+    changes. Call :func:`release_forkserver` once the cluster is closed."""
     import multiprocessing
 
     if (
@@ -297,21 +297,35 @@ def forked_local_workers(runner: Any, audio: bool) -> Iterator[bool]:
     # starts a forkserver worker, unless told it already has; ours includes distributed.
     multiprocessing.get_context("forkserver").set_forkserver_preload(worker_modules(audio))
     distributed.utils._forkserver_preload_set = True
+    global _forked_clusters
+    with _forked_lock:
+        _forked_clusters += 1
     with dask.config.set({"distributed.worker.multiprocessing-method": "forkserver"}):
         yield True
 
 
-def stop_forkserver() -> None:
-    """Stop this process's forkserver, if one runs (only once its workers have exited: it
-    reports their exit codes). Its children inherit its environment and its imports, so a
-    later run in the same process (a sweep, a notebook, tests) starts a new one that sees
-    the environment and code of then, as spawned workers would."""
+# Local clusters of this process whose workers forked from its forkserver and still run.
+_forked_clusters = 0
+_forked_lock = threading.Lock()
+
+
+def release_forkserver() -> None:
+    """A cluster of :func:`forked_local_workers` is closed; the last one to close stops the
+    forkserver (never before: it reports its children's exit codes). Its children inherit
+    its environment and its imports, so a later run in the same process (a sweep, a
+    notebook, tests) starts a new one and sees the environment of its time, as spawned
+    workers would."""
     from multiprocessing import forkserver
 
-    # ``_stop`` is how CPython's own tests stop it; there is no public way.
-    stop = getattr(forkserver._forkserver, "_stop", None)
-    if stop is not None:
-        stop()
+    global _forked_clusters
+    with _forked_lock:
+        _forked_clusters = max(0, _forked_clusters - 1)
+        if _forked_clusters:
+            return  # another run's workers still fork from (and report through) it
+        # ``_stop`` is how CPython's own tests stop it; there is no public way.
+        stop = getattr(forkserver._forkserver, "_stop", None)
+        if stop is not None:
+            stop()
 
 
 class RunnerLifetime:
@@ -366,7 +380,7 @@ class RunnerLifetime:
             self._starting.join()  # a cluster still starting is closed once it has started
         self.runner.__exit__(None, None, None)
         if self._forked:
-            stop_forkserver()
+            release_forkserver()
 
     def __exit__(self, *exc_info: Any) -> None:
         if self._closing is None:

@@ -85,3 +85,41 @@ def test_local_workers_fork_from_one_process_that_imported_the_trial_code(tmp_pa
     assert first[0]["parent"] != second[0]["parent"]
     assert {w["probe"] for w in first} == {"first"}
     assert {w["probe"] for w in second} == {"second"}
+
+
+OVERLAP_SCRIPT = """
+import json, os, sys, time
+os.environ["PREFECT_HOME"] = sys.argv[1]
+from flows.env import configure_prefect
+configure_prefect(sys.argv[1])
+from flows.runners import RunnerLifetime
+from tasks.config import BenchmarkConfig
+
+config = BenchmarkConfig.model_validate({"mode": "text", "runner": {"kind": "dask", "workers": 1}})
+first, second = RunnerLifetime(config), RunnerLifetime(config)
+first.__enter__()
+first.ready()
+second.__enter__()
+pool = second.ready()
+before = sorted(pool.client.run(os.getpid).values())
+first.__exit__(None, None, None)
+time.sleep(2)  # a worker wrongly seen as dead is restarted by its nanny meanwhile
+after = sorted(pool.client.run(os.getpid).values())
+second.__exit__(None, None, None)
+print(json.dumps({"before": before, "after": after}))
+"""
+
+
+def test_a_run_closing_leaves_the_workers_of_a_run_still_going_alone(tmp_path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", OVERLAP_SCRIPT, str(tmp_path / "prefect")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    # Both runs' workers fork from one forkserver, which reports their exit codes: it is
+    # stopped with the last of them, so the second run keeps the very same worker.
+    assert seen["before"] == seen["after"]
+    assert len(seen["after"]) == 1

@@ -123,3 +123,14 @@ def test_a_run_closing_leaves_the_workers_of_a_run_still_going_alone(tmp_path) -
     # stopped with the last of them, so the second run keeps the very same worker.
     assert seen["before"] == seen["after"]
     assert len(seen["after"]) == 1
+
+
+def test_the_flow_module_workers_unpickle_with_every_task_leaves_the_store_code_out() -> None:
+    # Each trial's task context carries the benchmark flow, so a worker imports its module
+    # with its first trial; the store code (pandas, pyarrow, DuckDB) only the flow uses.
+    probe = "import sys, flows.benchmark; print(sorted({'pandas', 'pyarrow', 'duckdb'} & set(sys.modules)))"
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "[]"

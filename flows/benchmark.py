@@ -151,14 +151,14 @@ def run_benchmark(config: BenchmarkConfig, new_run_if_changed: bool = False) -> 
     # cluster starts in the background while the configuration is checked and the records
     # load, and closes while the run is summarised: workers are idle in neither.
     with workers_report_here() as api_url, RunnerLifetime(config, api_url) as lifetime:
-        if config.report:
-            _import_report_in_background()
         run_id, store, scenarios, pending, skipped = _prepare(config, new_run_if_changed, phases)
         from tasks.writer import BatchWriter
 
         writer = BatchWriter(store, run_id, config.batch_size)
         _notify(0, len(pending), None)
         phases.lap("load")
+        if config.report:
+            _import_report_in_background()
         runner = lifetime.ready()
         phases.lap("start")
 
@@ -258,9 +258,10 @@ def longest_first(pending: list[TrialSpec], scenarios: dict[str, Scenario]) -> l
 
 def _import_report_in_background() -> None:
     """Import the report's modules (matplotlib, the analyses: about a fifth of the report's
-    time, profiled) while the cluster starts, not after the trials when both workers sit
-    idle. The cluster's start leaves a core free (one process imports the worker code) that
-    these imports used to take from the trials."""
+    time, profiled) while the flow waits for its cluster, not after the trials when both
+    workers sit idle. Started then, they neither slow the flow's checks and loading (same
+    process) nor take a core from the first trials: while one forkserver imports the worker
+    code a core is free. If the cluster is already up, they run beside the first trials."""
 
     def load() -> None:
         # Without analysis installed, _write_report returns no report: nothing to warm.

@@ -1,12 +1,23 @@
-"""What a Dask worker does once it is up, before its first trial (flows.runners.warm_worker)."""
+"""What a local Dask worker is before its first trial: forked, warmed (flows.runners)."""
 
 from __future__ import annotations
 
 import json
 import subprocess
 import sys
+from typing import Any
 
 import pytest
+
+
+def _run_python(code: str, *args: str, timeout: float = 300) -> Any:
+    """Run ``code`` in a new interpreter; the JSON it prints last."""
+    done = subprocess.run(
+        [sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=timeout
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
 
 SCRIPT = """
 import gc, json, sys
@@ -21,14 +32,7 @@ print(json.dumps({{"frozen": gc.get_freeze_count(), "trial_code": "tasks.simulat
 def test_a_warmed_worker_has_the_trial_code_loaded_and_out_of_the_collectors_reach(
     audio: bool,
 ) -> None:
-    done = subprocess.run(
-        [sys.executable, "-c", SCRIPT.format(audio=audio)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    seen = _run_python(SCRIPT.format(audio=audio))
     assert seen["trial_code"] is True
     assert seen["dsp"] is audio  # audio trials resample; text trials never load scipy.signal
     # The imported modules' objects are frozen: the worker's collections (and its exit)
@@ -60,14 +64,7 @@ print(json.dumps({"flow_pid": os.getpid(), "runs": runs}))
 
 
 def test_local_workers_fork_from_one_process_that_imported_the_trial_code(tmp_path) -> None:
-    done = subprocess.run(
-        [sys.executable, "-c", CLUSTER_SCRIPT, str(tmp_path / "prefect")],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    seen = _run_python(CLUSTER_SCRIPT, str(tmp_path / "prefect"))
     first, second = seen["runs"]
     for workers in (first, second):
         assert len(workers) == 2
@@ -111,14 +108,7 @@ print(json.dumps({"before": before, "after": after}))
 
 
 def test_a_run_closing_leaves_the_workers_of_a_run_still_going_alone(tmp_path) -> None:
-    done = subprocess.run(
-        [sys.executable, "-c", OVERLAP_SCRIPT, str(tmp_path / "prefect")],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    seen = _run_python(OVERLAP_SCRIPT, str(tmp_path / "prefect"), timeout=120)
     # Both runs' workers fork from one forkserver, which reports their exit codes: it is
     # stopped with the last of them, so the second run keeps the very same worker.
     assert seen["before"] == seen["after"]
@@ -129,8 +119,4 @@ def test_the_flow_module_workers_unpickle_with_every_task_leaves_the_store_code_
     # Each trial's task context carries the benchmark flow, so a worker imports its module
     # with its first trial; the store code (pandas, pyarrow, DuckDB) only the flow uses.
     probe = "import sys, flows.benchmark; print(sorted({'pandas', 'pyarrow', 'duckdb'} & set(sys.modules)))"
-    done = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    assert done.stdout.strip() == "[]"
+    assert _run_python(probe, timeout=120) == []

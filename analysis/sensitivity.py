@@ -19,7 +19,8 @@ from analysis.base import ANALYSES, AnalysisResult, present, skipped
 from analysis.data import RunData
 from analysis.plotting import color_for, save_figure
 from analysis.stats import pearson
-from tasks.aggregate import PASS_COMPONENTS, aggregate, pass_composite
+from tasks.aggregate import aggregate
+from tasks.composites import PASS_COMPONENTS, pass_composite
 from tasks.metrics.base import at_least
 from tasks.records import MetricScore
 

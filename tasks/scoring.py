@@ -20,7 +20,7 @@ def metric_names(spec: TrialSpec) -> list[str]:
 
 def composite_scores(scores: list[MetricScore]) -> list[MetricScore]:
     """The per-attempt EVA composites as metric rows (``EVA-A_pass``, ``EVA-X_mean``...)."""
-    from tasks.aggregate import composites
+    from tasks.composites import composites
 
     values = composites({s.name: s for s in scores})
     return [

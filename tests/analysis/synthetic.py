@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from tasks.aggregate import composites
+from tasks.composites import composites
 from tasks.records import (
     AttemptRecord,
     EntityRecord,

@@ -115,8 +115,19 @@ def test_a_run_closing_leaves_the_workers_of_a_run_still_going_alone(tmp_path) -
     assert len(seen["after"]) == 1
 
 
+STORE_CODE = "print(sorted({'pandas', 'pyarrow', 'duckdb'} & set(sys.modules)))"
+
+
 def test_the_flow_module_workers_unpickle_with_every_task_leaves_the_store_code_out() -> None:
     # Each trial's task context carries the benchmark flow, so a worker imports its module
     # with its first trial; the store code (pandas, pyarrow, DuckDB) only the flow uses.
-    probe = "import sys, flows.benchmark; print(sorted({'pandas', 'pyarrow', 'duckdb'} & set(sys.modules)))"
+    assert _run_python(f"import sys, flows.benchmark; {STORE_CODE}", timeout=120) == []
+
+
+def test_scoring_an_attempt_leaves_the_store_code_out() -> None:
+    # Workers score every attempt, composites included: none of it needs pandas.
+    probe = (
+        "import sys; from flows.runners import warm_worker; warm_worker(False); "
+        f"from tasks.scoring import composite_scores; composite_scores([]); {STORE_CODE}"
+    )
     assert _run_python(probe, timeout=120) == []

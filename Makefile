@@ -53,7 +53,7 @@ typecheck: install
 	$(VENV)/bin/mypy $(CORE)
 
 pytest: install pipecat-env system-deps
-	$(VENV)/bin/pytest -q
+	$(VENV)/bin/pytest -q --durations=25
 
 test: lint typecheck pytest
 

@@ -7,6 +7,7 @@ bootstrap CIs, k = the largest number of trials of a scenario).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,7 @@ from tasks.aggregate import aggregate
 
 DIMENSIONS = ("EVA-A_pass", "EVA-X_pass")
 VIEWS = {"pass@1": "pass_at_1", "pass^k": "pass_pow_k"}
+BY_CONDITION = ("system", "condition", "dimension")
 
 
 class ConsistencyConfig(BaseModel):
@@ -32,15 +34,23 @@ class ConsistencyConfig(BaseModel):
     n_bootstrap: int = Field(default=2000, ge=100)
 
 
-def rates(data: RunData, dimensions: list[str], seed: int, n_boot: int) -> pd.DataFrame:
-    """pass@1 / pass@k / pass^k with CIs per system x condition x dimension (domains pooled)."""
-    rows = data.values[data.values["metric"].isin(dimensions)]
+def rates(
+    data: RunData | pd.DataFrame,
+    dimensions: list[str],
+    seed: int,
+    n_boot: int,
+    by: Sequence[str] = BY_CONDITION,
+) -> pd.DataFrame:
+    """pass@1 / pass@k / pass^k with CIs per ``by`` x dimension (by default per system x
+    condition, domains pooled) from a ``RunData`` or its long ``values`` frame."""
+    values = data.values if isinstance(data, RunData) else data
+    rows = values[values["metric"].isin(dimensions)]
     rows = rows.rename(columns={"metric": "dimension"})
     if rows.empty:
         return pd.DataFrame()
     table = aggregate(
         rows[["system", "domain", "condition", "scenario_id", "trial", "dimension", "value"]],
-        by=["system", "condition", "dimension"],
+        by=list(by),
         seed=seed,
         n_boot=n_boot,
     )

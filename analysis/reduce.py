@@ -121,7 +121,12 @@ def summary_from_store(store: Store, runs: list[str]) -> ScenarioSummary:
     """The summary reduced in DuckDB: pandas receives scenario-level rows only."""
     con = store.connect(runs)
     try:
+        # One thread: row_number() OVER () numbers rows in scan order only when one thread
+        # scans; with several (a loaded machine) the order, so the Kahan sums' last bits,
+        # changed from run to run (0.15% of means differed from pandas' in one CI run).
+        con.execute("SET threads = 1")
         groups = con.sql(_MEANS_SQL).to_arrow_table()
+        con.execute("RESET threads")
         con.execute(f"CREATE TEMP TABLE kept AS {_KEPT_SQL}")
         trials = con.execute(_TRIALS_SQL).df()
         cells = con.execute(_CELLS_SQL).df()

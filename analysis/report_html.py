@@ -10,6 +10,7 @@ import math
 import re
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
+from pathlib import Path, PurePath
 from typing import Any
 
 import pandas as pd
@@ -197,6 +198,17 @@ def highlight(text: str, marks: Sequence[tuple[str, str]]) -> str:
         pos = end
     out.append(esc(text[pos:]))
     return "".join(out)
+
+
+def figure_html(png: str, root: Path, name: str) -> str:
+    """A figure's PNG linking to its SVG twin, with paths relative to the report ``root``."""
+    rel = PurePath(png).relative_to(root).as_posix()
+    svg = rel[:-4] + ".svg"
+    return (
+        f'<figure><a href="{esc(svg)}"><img src="{esc(rel)}" alt="{esc(name)} figure"></a>'
+        f"<figcaption>{esc(name)} · {esc(PurePath(png).stem)} (click for SVG)</figcaption>"
+        "</figure>"
+    )
 
 
 def slug(text: str) -> str:

@@ -6,12 +6,16 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from analysis.base import AnalysisResult
+from analysis.cost_vs_eva import COST_ANALYSIS
 from analysis.data import KEY_ENTITY_METRIC, RunData
+from analysis.report_costs import cost_figure, costs_section
 from analysis.report_html import (
     esc,
+    figure_html,
     fmt,
     frame_table,
     num_cell,
@@ -35,6 +39,47 @@ def _run_row(store: Store, run_id: str) -> dict[str, Any]:
     return {str(k): v for k, v in runs.iloc[-1].to_dict().items()} if len(runs) else {}
 
 
+REHEARSAL_NOTE = (
+    "REHEARSAL: every provider of this run was a local stand-in (evaflow run --rehearse) "
+    "answering with the reference policy, with placeholder keys. These results show the "
+    "systems' configurations run end to end; they do not measure the providers."
+)
+
+
+def is_rehearsal(run: Mapping[str, Any]) -> bool:
+    """The run was stored as a rehearsal (older runs have no value: not one)."""
+    value = run.get("rehearsal")
+    return isinstance(value, bool | np.bool_) and bool(value)
+
+
+def rehearsal_banner(run: Mapping[str, Any]) -> str:
+    return f"<p class=note><strong>{esc(REHEARSAL_NOTE)}</strong></p>" if is_rehearsal(run) else ""
+
+
+SHARED_NOTE = (
+    "SCENARIO SHARED: the agent of {systems} was served the whole resolved scenario "
+    "(GET /scenario, share_scenario: true), expected database included. Its scores are not "
+    "those of an agent under test."
+)
+
+
+def shared_systems(trials: pd.DataFrame) -> list[str]:
+    """Systems with an attempt whose agent could read the scenario (older runs: none)."""
+    if not len(trials) or "scenario_shared" not in trials:
+        return []
+    flagged = trials["scenario_shared"].fillna(False).astype(bool)
+    return sorted({str(s) for s in trials.loc[flagged, "system"]})
+
+
+def shared_banner(trials: pd.DataFrame) -> str:
+    systems = shared_systems(trials)
+    if not systems:
+        return ""
+    return (
+        f"<p class=note><strong>{esc(SHARED_NOTE.format(systems=', '.join(systems)))}</strong></p>"
+    )
+
+
 def _labelled(systems: Iterable[str], architectures: Mapping[str, str | None]) -> str:
     return ", ".join(f"{s} ({architectures.get(s) or 'architecture unknown'})" for s in systems)
 
@@ -54,6 +99,7 @@ def summary_section(
         ["trials", fmt(int(trials["trial_key"].nunique()) if len(trials) else 0)],
         ["attempts", fmt(len(trials))],
         ["trials kept (final attempt valid)", fmt(int(final["valid"].sum()) if len(final) else 0)],
+        ["scenario shared with the agent", esc(", ".join(shared_systems(trials)) or "no")],
     ]
     statuses = (
         trials.groupby(["status", "end_reason"], dropna=False).size().reset_index(name="attempts")
@@ -65,7 +111,9 @@ def summary_section(
         config = f"<details><summary>run configuration</summary>{pretty_json(run['config_json'])}"
         config += f"{pretty_json(run.get('specs_json'))}</details>"
     return (
-        "<h2 id=summary>Run summary</h2>"
+        rehearsal_banner(run)
+        + shared_banner(trials)
+        + "<h2 id=summary>Run summary</h2>"
         + table(None, rows)
         + config
         + (
@@ -168,22 +216,15 @@ def condition_section(data: RunData, results: list[AnalysisResult]) -> str:
 
 def figures_section(results: list[AnalysisResult], root: Path) -> str:
     parts = ["<h2 id=figures>Figures</h2>"]
-    for result in results:
+    # The cost figure is drawn in the Costs section, beside its table.
+    for result in (r for r in results if r.name != COST_ANALYSIS):
         if result.status != "ok":
             parts.append(
                 f"<p>{pill(result.name, 'info')} <span class=note>"
                 f"{esc(result.status)}: {esc(result.message)}</span></p>"
             )
             continue
-        for png in result.figure_pngs():
-            rel = Path(png).relative_to(root).as_posix()
-            svg = rel[:-4] + ".svg"
-            parts.append(
-                f'<figure><a href="{esc(svg)}"><img src="{esc(rel)}" alt="'
-                f'{esc(result.name)} figure"></a><figcaption>'
-                f"{esc(result.name)} · {esc(Path(png).stem)} (click for SVG)"
-                "</figcaption></figure>"
-            )
+        parts += [figure_html(png, root, result.name) for png in result.figure_pngs()]
     return "".join(parts)
 
 
@@ -254,6 +295,7 @@ def index_page(
     architectures = system_architectures(store, run_id)
     toc = (
         '<nav class=toc><a href="#summary">summary</a><a href="#headline">headline</a>'
+        '<a href="#costs">costs</a>'
         '<a href="#figures">figures</a><a href="#domains">domains</a>'
         '<a href="#conditions">conditions</a><a href="#worst">worst scenarios</a>'
         '<a href="trials.html">all trials</a></nav>'
@@ -263,6 +305,7 @@ def index_page(
             toc,
             summary_section(run, trials, architectures),
             headline_section(aggregates, architectures),
+            costs_section(store, run_id, cost_figure(results, root)),
             figures_section(results, root),
             domain_section(aggregates),
             condition_section(data, results),
@@ -272,7 +315,7 @@ def index_page(
         ]
     )
     return page(
-        f"evaflow report · {run_id}",
+        ("REHEARSAL · " if is_rehearsal(run) else "") + f"evaflow report · {run_id}",
         body,
         "report.css",
         f"{esc(store.root)} · {len(trials)} attempts",

@@ -8,7 +8,15 @@ import traceback
 from pathlib import Path
 from typing import Any
 
-from analysis import ci_vs_k, consistency, key_entities, robustness, sensitivity  # noqa: F401
+from analysis import (  # noqa: F401
+    ci_vs_k,
+    consistency,
+    cost_vs_eva,
+    key_entities,
+    noise_floor,
+    robustness,
+    sensitivity,
+)
 from analysis.base import ANALYSES, GROUPS, AnalysisResult, finish
 from analysis.data import RunData, load_run_data
 from analysis.published import analyze_published

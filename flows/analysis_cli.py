@@ -11,7 +11,7 @@ from typing import Annotated, Any
 
 import typer
 
-from flows.app import DEFAULT_STORE, app, console, emit_json, fail, out
+from flows.app import DEFAULT_STORE, app, check_out_dir, console, emit_json, fail, open_store, out
 from flows.app import split_values as _split
 
 WHICH_HELP = (
@@ -22,12 +22,10 @@ WHICH_HELP = (
 
 def _resolve_runs(store: str, runs: list[str] | None, which: str) -> list[str]:
     """The runs to analyse; without --runs, the store's only run (published needs none)."""
-    from tasks.store import Store
-
     chosen = _split(runs) or []
     if not chosen and which == "published":
         return []
-    known = Store(store).run_ids()
+    known = open_store(store).run_ids()
     if not chosen:
         if len(known) != 1:
             fail(
@@ -41,6 +39,18 @@ def _resolve_runs(store: str, runs: list[str] | None, which: str) -> list[str]:
             f"run(s) {', '.join(missing)} not in store {store}; runs: {', '.join(known) or 'none'}"
         )
     return chosen
+
+
+def _check_stats(stats: Path) -> None:
+    """``--stats`` is a readable JSON file (checked before the flow starts)."""
+    import json
+
+    if not stats.is_file():
+        fail(f"--stats {stats}: file not found")
+    try:
+        json.loads(stats.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        fail(f"--stats {stats}: not a JSON file ({' '.join(str(exc).split())})")
 
 
 def _execute(
@@ -57,7 +67,7 @@ def _execute(
         from flows.env import configure_prefect
 
         configure_prefect(store, verbose)
-    from flows.analysis import run_analysis
+    from flows.analysis_flow import run_analysis
 
     fn = run_analysis if use_flow else run_analysis.fn
     return fn(
@@ -133,8 +143,11 @@ def analyze(
         fail(f"unknown analysis {which!r}; choose one of: {', '.join(choices())}")
     if which == "published" and stats is None:
         fail("analyze published needs --stats FILE (the published leaderboard statistics JSON)")
-    if stats is not None and not stats.is_file():
-        fail(f"--stats {stats}: file not found")
+    if stats is not None:
+        _check_stats(stats)
+    if systems and which != "published":
+        fail(f"--systems {','.join(systems)}: only 'analyze published' takes --systems")
+    check_out_dir("--out", out_dir)
     chosen = _resolve_runs(store, runs, which)
     try:
         results = _execute(

@@ -8,10 +8,15 @@ to get them and ``flows.cli.main`` can import the command modules without a circ
 from __future__ import annotations
 
 import json
-from typing import Annotated
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
+
+if TYPE_CHECKING:
+    from tasks.store import Store
 
 app = typer.Typer(
     help="evaflow: end-to-end benchmark for voice agents over real audio.",
@@ -32,7 +37,8 @@ def emit_json(data: object) -> None:
 
 
 def fail(message: str, code: int = 2) -> None:
-    console.print(f"[bold red]error:[/] {message}", highlight=False)
+    # Never wrapped (one problem stays one line in a log) and never read as markup.
+    console.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
     raise typer.Exit(code)
 
 
@@ -41,3 +47,26 @@ def split_values(values: list[str] | None) -> list[str] | None:
     if not values:
         return None
     return [v.strip() for item in values for v in item.split(",") if v.strip()]
+
+
+def open_store(root: str, must_exist: bool = True) -> Store:
+    """The store at ``--store``, refused in one line when it is a file or (for reading)
+    not there: a mistyped path would otherwise answer as an empty store."""
+    from tasks.config_checks import store_problem
+    from tasks.store import Store
+
+    problem = store_problem(root, must_exist)
+    if problem:
+        fail(f"--store {problem}")
+    return Store(root)
+
+
+def check_choice(option: str, value: str, choices: tuple[str, ...]) -> None:
+    if value not in choices:
+        fail(f"{option} must be one of {', '.join(choices)} (got {value!r})")
+
+
+def check_out_dir(option: str, path: Path | None) -> None:
+    """An output directory option: absent (it is created) or a directory, never a file."""
+    if path is not None and path.exists() and not path.is_dir():
+        fail(f"{option} {path}: a file, not a directory")

@@ -1,4 +1,5 @@
-"""The benchmark flow: expand -> simulate/judge/validate per trial -> commit -> aggregate."""
+"""The benchmark flow: expand -> per trial (simulate -> validate, regenerate -> judge the
+kept attempt: nested stage tasks, tasks.steps) -> commit -> aggregate -> artifacts."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from prefect import flow, get_run_logger
 from pydantic import BaseModel, Field
 
 from flows.env import workers_report_here
+from flows.operations import ensure_judge_limits, publish_artifacts
 from flows.runners import (
     RunnerLifetime,
     completed_in_window,
@@ -63,6 +65,10 @@ class RunSummary(BaseModel):
         default_factory=dict,
         description="Where the flow's wall time went: checks, load, start (the runner), "
         "trials, stop, summarize, report",
+    )
+    scenario_shared: list[str] = Field(
+        default_factory=list,
+        description="Systems whose agent was served the whole scenario (share_scenario)",
     )
 
 
@@ -115,6 +121,15 @@ def _recover(store: Store, run_id: str, logger: Any) -> None:
         logger.warning("recovered run %s: %s", run_id, recovery)
 
 
+def price_table_columns(path: Path | None) -> dict[str, str]:
+    """The runs row's price table (the config's, else $EVAFLOW_PRICES, else the shipped one);
+    checked before the first trial, so a bad file stops the run storing nothing."""
+    from tasks.costs.prices import load_prices
+
+    table = load_prices(path)
+    return {"price_table_version": table.version_id, "price_table_json": table.rows_json()}
+
+
 def _write_run_row(store: Store, config: BenchmarkConfig) -> None:
     from importlib.metadata import version
 
@@ -131,6 +146,8 @@ def _write_run_row(store: Store, config: BenchmarkConfig) -> None:
         "evaflow_version": version("evaflow"),
         "config_json": config.model_dump_json(),
         "specs_json": json.dumps(specs, sort_keys=True),
+        "rehearsal": config.rehearse,
+        **price_table_columns(config.prices),
     }
     from tasks.tables import to_table
 
@@ -150,11 +167,20 @@ def run_benchmark(config: BenchmarkConfig, new_run_if_changed: bool = False) -> 
     # run every pending trial at once and ignore --workers / --runner dask). A local Dask
     # cluster starts in the background while the configuration is checked and the records
     # load, and closes while the run is summarised: workers are idle in neither.
-    with workers_report_here() as api_url, RunnerLifetime(config, api_url) as lifetime:
-        run_id, store, scenarios, pending, skipped = _prepare(config, new_run_if_changed, phases)
+    # A rehearsal's stand-ins start first and stop last: the runner's local workers (and
+    # the bots they start) inherit its variables (tasks.systems.rehearsal).
+    with contextlib.ExitStack() as stack:
+        rehearsed = _enter_rehearsal(config, stack)
+        api_url = stack.enter_context(workers_report_here())
+        lifetime = stack.enter_context(RunnerLifetime(config, api_url))
+        run_id, store, scenarios, pending, skipped = _prepare(
+            config, new_run_if_changed, phases, rehearsed
+        )
+        if pending:
+            ensure_judge_limits(config)  # before the first judging stage asks for a slot
         from tasks.writer import BatchWriter
 
-        writer = BatchWriter(store, run_id, config.batch_size)
+        writer = BatchWriter(store, run_id, config.batch_size, rehearsal=config.rehearse)
         _notify(0, len(pending), None)
         phases.lap("load")
         if config.report:
@@ -183,6 +209,7 @@ def run_benchmark(config: BenchmarkConfig, new_run_if_changed: bool = False) -> 
         aggregates = summarize_run(store, run_id)
         phases.lap("summarize")
         report = _write_report(store, run_id) if config.report else None
+        publish_artifacts(run_id, aggregates, report)
         phases.lap("report")
     phases.lap("stop")  # what closing the runner took beyond summarising and the report
     trials = store.read("trials", run_id)
@@ -198,19 +225,48 @@ def run_benchmark(config: BenchmarkConfig, new_run_if_changed: bool = False) -> 
         report=report,
         wall_s=time.perf_counter() - started,
         phase_s=phases.seconds,
+        scenario_shared=_shared_systems(trials),
     )
 
 
+def _shared_systems(trials: Any) -> list[str]:
+    from analysis.report_index import shared_systems
+
+    return shared_systems(trials)
+
+
+def _enter_rehearsal(config: BenchmarkConfig, stack: contextlib.ExitStack) -> Any:
+    """The running rehearsal (stand-ins up, variables set until ``stack`` closes), or None.
+    The stand-ins listen on this machine's loopback: a remote cluster cannot reach them."""
+    if not config.rehearse:
+        return None
+    from tasks.config import ConfigError
+    from tasks.systems.rehearsal import rehearsal
+
+    if config.runner.dask_address:
+        raise ConfigError(
+            "a rehearsal runs on local runners only (its stand-ins listen on loopback); "
+            "drop --dask-address"
+        )
+    check_names(config)
+    return stack.enter_context(rehearsal(config.systems, load_checked(config.scenarios)))
+
+
 def _prepare(
-    config: BenchmarkConfig, new_run_if_changed: bool, phases: _Phases
+    config: BenchmarkConfig, new_run_if_changed: bool, phases: _Phases, rehearsed: Any = None
 ) -> tuple[str, Store, dict[str, Scenario], list[TrialSpec], int]:
-    """Checks, resume and records: run id, store, scenarios, pending trials, skipped count."""
+    """Checks, resume and records: run id, store, scenarios, pending trials, skipped count.
+    A rehearsal's preflight checks the systems as pointed at its stand-ins."""
     config = config.with_run_id()
     run_id = config.run_id or ""
     from tasks.systems.preflight import preflight
+    from tasks.systems.rehearsal import rehearsal_preflight
 
     check_names(config)  # bad input stops the run here: no trial, no runs row
-    preflight(config.systems, systems_dirs=config.systems_dirs)  # nothing stored if it fails
+    if rehearsed is not None:
+        rehearsal_preflight(rehearsed.systems, config.systems_dirs)
+    else:
+        preflight(config.systems, systems_dirs=config.systems_dirs)  # nothing stored if it fails
     logger = get_run_logger()
     from tasks.store import Store
 

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich.markup import escape
 
 from flows.app import (  # noqa: F401 - re-exported: ``from flows.cli import app`` still works
     DEFAULT_STORE,
@@ -75,8 +77,37 @@ def run(
         str | None, typer.Option(help="tcp://HOST:PORT of a Dask scheduler")
     ] = None,
     no_report: Annotated[bool, typer.Option("--no-report", help="Skip the HTML report")] = False,
+    no_score: Annotated[
+        bool,
+        typer.Option("--no-score", help="Simulate and validate only; judge later: evaflow score"),
+    ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON")] = False,
     verbose: Annotated[bool, typer.Option(help="Show Prefect logs")] = False,
+    no_preflight: Annotated[
+        bool,
+        typer.Option(
+            "--no-preflight",
+            help="Skip preflight's network part (hosts reachable, keys and models accepted); "
+            "variables and each Pipecat pipeline's build are still checked",
+        ),
+    ] = False,
+    check_only: Annotated[
+        bool,
+        typer.Option(
+            "--check",
+            help="Only run preflight (variables, hosts, keys, each Pipecat pipeline built "
+            "without a call), print what passed, and exit (2 if anything failed)",
+        ),
+    ] = False,
+    rehearse: Annotated[
+        bool,
+        typer.Option(
+            "--rehearse",
+            help="Run the systems exactly as shipped against local stand-ins of their "
+            "providers, with placeholder keys: nothing reaches a real provider or spends "
+            "money (stored and reported as a REHEARSAL; local runners only)",
+        ),
+    ] = False,
     new_run_if_changed: Annotated[
         bool,
         typer.Option(
@@ -123,7 +154,7 @@ def run(
     run_cfg: dict[str, Any] = {}
     if runner:
         run_cfg["kind"] = runner
-    if workers:
+    if workers is not None:  # 0 is a value to refuse, not an unset option
         run_cfg["workers"] = workers
     if dask_address:
         run_cfg.update(kind="dask", dask_address=dask_address)
@@ -131,6 +162,12 @@ def run(
         overrides["runner"] = run_cfg
     if no_report:
         overrides["report"] = False
+    if no_score:
+        overrides["score"] = False
+    if rehearse:
+        if dask_address:
+            fail("--rehearse runs on local runners only (its stand-ins listen on loopback)")
+        overrides["rehearse"] = True
     try:
         config = (
             load_config(config_file, overrides)
@@ -140,17 +177,33 @@ def run(
     except ConfigError as exc:
         fail(str(exc))
     _check_names(config, str(config_file or "command line"))
-    from flows.systems_cli import check_systems
+    from flows.systems_cli import check_rehearsal, check_systems
 
-    check_systems(config)  # before Prefect starts: a missing key fails in a second
+    if config.rehearse and config.runner.dask_address:
+        fail("a rehearsal runs on local runners only (its stand-ins listen on loopback)")
+    # Before Prefect starts: a missing key fails in a second, a rejected one in a few. A
+    # rehearsal checks against its stand-ins (started here for --check, else by the flow).
+    if config.rehearse:
+        if check_only:
+            check_rehearsal(config, network=not no_preflight)
+    else:
+        check_systems(config, network=not no_preflight)
+    if no_preflight:
+        # The flow checks again before anything is stored; it skips the same part.
+        from tasks.systems.preflight import NETWORK_ENV
+
+        os.environ[NETWORK_ENV] = "0"
+    if check_only:
+        out.print(f"preflight passed for {', '.join(s.name for s in config.systems)}")
+        return
     config = _resumable(config, new_run_if_changed)
     summary = execute(
         config, verbose=verbose, show_progress=not as_json, new_run_if_changed=new_run_if_changed
     )
     if as_json:
-        emit_json(summary_json(summary))
+        emit_json({**summary_json(summary), "rehearsal": config.rehearse})
     else:
-        print_summary(summary)
+        print_summary(summary, rehearsal=config.rehearse)
 
 
 QUICK_DEFAULTS: dict[str, Any] = {
@@ -163,14 +216,14 @@ QUICK_DEFAULTS: dict[str, Any] = {
 
 def _check_names(config: BenchmarkConfig, source: str) -> None:
     """Every name of the configuration exists (before Prefect starts; the flow checks again)."""
-    from scenarios.loader import ScenarioError
     from tasks.config_checks import check_names, load_checked
 
     try:
         check_names(config, source)
-        if config.scenarios.records:
-            load_checked(config.scenarios)
-    except (ConfigError, ScenarioError) as exc:
+        # Loading is cheap (0.6 s for the whole EVA set); a missing or damaged file is found
+        # here, named with its field, not in a traceback after Prefect has started.
+        load_checked(config.scenarios)
+    except (ConfigError, ValueError) as exc:  # ScenarioError is a ValueError
         fail(str(exc))
 
 
@@ -218,36 +271,91 @@ def summary_json(summary: Any) -> dict[str, Any]:
         "attempts": summary.attempts,
         "valid": summary.valid,
         "aggregates": summary.aggregates,
+        "costs": summary_costs(summary),
     }
 
 
-def print_summary(summary: Any) -> None:
+def summary_costs(summary: Any) -> list[dict[str, Any]]:
+    """Per-system costs for the JSON summary (empty when they cannot be computed)."""
+    from tasks.costs.summary import system_costs
+    from tasks.store import Store
+
+    try:
+        return [c.model_dump() for c in system_costs(Store(summary.store), summary.run_id)]
+    except Exception:  # noqa: BLE001 - the JSON summary is printed either way
+        return []
+
+
+REHEARSAL_BANNER = (
+    "REHEARSAL: every provider was a local stand-in with placeholder keys; these results "
+    "validate the configuration, they do not measure the providers"
+)
+
+
+def print_summary(summary: Any, rehearsal: bool = False) -> None:
     from flows.progress import print_whole, summary_table
 
+    if rehearsal:
+        out.print(f"[bold yellow]{REHEARSAL_BANNER}[/]", highlight=False)
     print_whole(out, summary_table(summary))
     out.print(
         f"run [bold]{summary.run_id}[/]: {summary.trials} trials "
         f"({summary.simulated_trials} simulated, {summary.skipped_trials} resumed), "
         f"{summary.attempts} attempts, {summary.valid} valid, {summary.wall_s:.0f} s"
     )
+    from tasks.costs.summary import cost_lines
+    from tasks.store import Store
+
+    for line in cost_lines(Store(summary.store), summary.run_id):
+        out.print(line, highlight=False, soft_wrap=True)
     out.print(f'tables: {summary.store} (query with: evaflow query "SELECT ...")')
     if summary.report:
         out.print(f"report: {summary.report}")
+    if rehearsal:
+        out.print(f"[bold yellow]{REHEARSAL_BANNER}[/]", highlight=False)
 
 
-def main() -> None:
-    # Importing these modules registers their subcommands on ``app``.
-    from flows import analysis_cli, commands, serve_cli, systems_cli  # noqa: F401
+def load_commands() -> None:
+    """Import every command module: importing one registers its subcommands on ``app``."""
+    from flows import analysis_cli, commands, compare_cli, score_cli, serve_cli, systems_cli  # noqa: F401
 
+
+def _usage_message(exc: typer.TyperException) -> str:
+    """Typer's message, with the value it refused when it names none ("Invalid value for
+    '--limit': Input should be a valid integer" leaves out what was typed)."""
+    from pydantic import ValidationError
+
+    message = exc.format_message()
+    cause = exc.__cause__
+    if isinstance(cause, ValidationError) and cause.errors():
+        message += f" (got {cause.errors()[0].get('input')!r})"
+    return " ".join(message.split())
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The ``evaflow`` command; returns its exit code (``argv`` None: ``sys.argv[1:]``)."""
+    load_commands()
     try:
-        app()
-    except KeyboardInterrupt:
+        code = app(args=argv, prog_name="evaflow", standalone_mode=False)
+    except typer.TyperException as exc:
+        # A bad option value, a missing argument, an unknown command: one line, as every
+        # other refusal, not Typer's boxed panel under the usage text. (With no arguments
+        # at all Typer has printed the help already.)
+        if type(exc).__name__ != "NoArgsIsHelpError":
+            console.print(
+                f"[bold red]error:[/] {escape(_usage_message(exc))}",
+                highlight=False,
+                soft_wrap=True,
+            )
+        return exc.exit_code
+    except (KeyboardInterrupt, typer.Abort):
         console.print("interrupted; re-run with the same --run-id to resume")
-        sys.exit(130)
+        return 130
+    return code if isinstance(code, int) else 0
 
 
 if __name__ == "__main__":
     # Run through the imported module so subcommands register on the same ``app``.
     from flows.cli import main as _main
 
-    _main()
+    sys.exit(_main())

@@ -9,7 +9,17 @@ import pandas as pd
 import typer
 from rich.table import Table
 
-from flows.app import DEFAULT_STORE, app, console, emit_json, fail, out
+from flows.app import (
+    DEFAULT_STORE,
+    app,
+    check_choice,
+    check_out_dir,
+    console,
+    emit_json,
+    fail,
+    open_store,
+    out,
+)
 from flows.app import split_values as _split
 
 runs_app = typer.Typer(help="List and inspect stored runs.", no_args_is_help=True)
@@ -22,6 +32,7 @@ app.add_typer(scenarios_app, name="scenarios")
 app.add_typer(judges_app, name="judges")
 
 Store_ = Annotated[str, typer.Option("--store", help="Store root: directory or fsspec URL")]
+FORMATS = ("table", "csv", "json")
 
 
 def print_frame(frame: pd.DataFrame, fmt: str, title: str | None = None) -> None:
@@ -58,7 +69,7 @@ def query(
     sql: Annotated[
         str,
         typer.Argument(
-            help="SQL over the views: runs, trials, turns, tool_calls, metrics, entities, events, aggregates, audio"
+            help="SQL over the views: runs, trials, turns, tool_calls, metrics, entities, events, aggregates, audio, usage, prices, costs"
         ),
     ],
     store: Store_ = DEFAULT_STORE,
@@ -68,15 +79,27 @@ def query(
     fmt: Annotated[str, typer.Option("--format", help="table | csv | json")] = "table",
 ) -> None:
     """Query every stored table with DuckDB SQL."""
-    from tasks.store import Store, StoreError
+    from tasks.store import StoreError
 
-    if fmt not in ("table", "csv", "json"):
-        fail(f"--format must be table, csv or json (got {fmt!r})")
+    check_choice("--format", fmt, FORMATS)
+    s = open_store(store)
+    _check_runs(s, store, _split(run) or [])
     try:
-        frame = Store(store).query(sql, run)
+        frame = s.query(sql, _split(run))
     except StoreError as exc:
-        fail(str(exc))
+        # DuckDB's first line says what is wrong (and names a corrupt file); the rest is
+        # the SQL echoed with a caret under it.
+        fail(str(exc).splitlines()[0])
     print_frame(frame, fmt)
+
+
+def _check_runs(s: Any, store: str, runs: list[str]) -> None:
+    known = s.run_ids()
+    missing = [r for r in runs if r not in known]
+    if missing:
+        fail(
+            f"no run {', '.join(map(repr, missing))} in {store}; runs: {', '.join(known) or '(none)'}"
+        )
 
 
 @runs_app.command("list")
@@ -84,9 +107,8 @@ def runs_list(
     store: Store_ = DEFAULT_STORE, fmt: Annotated[str, typer.Option("--format")] = "table"
 ) -> None:
     """One line per run: attempts, valid attempts, systems, conditions."""
-    from tasks.store import Store
-
-    frame = Store(store).query(
+    check_choice("--format", fmt, FORMATS)
+    frame = open_store(store).query(
         "SELECT run_id, count(DISTINCT trial_key) AS trials, count(*) AS attempts, "
         "sum(CASE WHEN valid THEN 1 ELSE 0 END) AS valid, string_agg(DISTINCT system, ',') AS systems, "
         "string_agg(DISTINCT condition, ',') AS conditions FROM trials GROUP BY run_id ORDER BY run_id"
@@ -97,11 +119,8 @@ def runs_list(
 @runs_app.command("show")
 def runs_show(run_id: str, store: Store_ = DEFAULT_STORE) -> None:
     """Status counts and the headline pass rates of one run."""
-    from tasks.store import Store
-
-    s = Store(store)
-    if run_id not in s.run_ids():
-        fail(f"no run {run_id!r} in {store}; runs: {', '.join(s.run_ids()) or '(none)'}")
+    s = open_store(store)
+    _check_runs(s, store, [run_id])
     print_frame(
         s.query(
             "SELECT status, end_reason, count(*) AS n FROM trials GROUP BY ALL ORDER BY n DESC",
@@ -174,8 +193,19 @@ def scenarios_replay(
     as_json: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
     """Replay golden tool calls and compare responses and final DB hashes."""
+    from scenarios.engines import known_domains
     from scenarios.replay import replay_reference
 
+    # A problem of one domain is a row of the report; a wrong path or name is the user's.
+    if not (eva_root / "data").is_dir():
+        fail(f"--eva-root {eva_root}: not an EVA checkout (no data/ directory)")
+    if not reference.is_dir():
+        fail(f"--reference {reference}: not a directory")
+    unknown = [d for d in _split(domains) or [] if d not in known_domains()]
+    if unknown:
+        fail(
+            f"--domains: unknown domain(s) {', '.join(unknown)}; valid: {', '.join(known_domains())}"
+        )
     report = replay_reference(eva_root, reference, domains=_split(domains))
     data = report.model_dump()
     if as_json:
@@ -197,17 +227,17 @@ def scenarios_replay(
 
 
 def _load(eva_root: Path | None, pack: Path | None, domains: list[str] | None) -> list[Any]:
-    from scenarios.loader import ScenarioError
-    from tasks.config import ScenarioSource
+    from tasks.config import ScenarioSource, parse_config
     from tasks.sources import load_source
 
     try:
         fields: dict[str, Any] = {"eva_root": eva_root, "pack": pack}
         if _split(domains):
             fields["domains"] = _split(domains)
-        source = ScenarioSource.model_validate(fields)
+        # Through the run config's parser: its message is one line per field, not pydantic's.
+        source: ScenarioSource = parse_config({"scenarios": fields}, "command line").scenarios
         return load_source(source)
-    except (ScenarioError, ValueError) as exc:
+    except ValueError as exc:  # ConfigError and ScenarioError are ValueErrors
         fail(str(exc))
     return []
 
@@ -222,11 +252,15 @@ def judges_validate(
     as_json: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
     """Agreement of a judge with human labels: accuracy, macro-F1, Cohen's kappa."""
+    from evaflow_core.registry import UnknownNameError
     from tasks.judge_validation import validate_judge
 
     if not set_dir.is_dir():
         fail(f"--set {set_dir}: not a directory")
-    report = validate_judge(set_dir, judge, _split(metric))
+    try:
+        report = validate_judge(set_dir, judge, _split(metric))
+    except (UnknownNameError, ValueError) as exc:  # an unknown --judge or --metric
+        fail(str(exc))
     data = report.model_dump()
     if as_json:
         emit_json(data)
@@ -259,11 +293,10 @@ def report(
 ) -> None:
     """Write the static HTML report of a run."""
     from analysis.report import write_report
-    from tasks.store import Store
 
-    s = Store(store)
-    if run_id not in s.run_ids():
-        fail(f"no run {run_id!r} in {store}")
+    check_out_dir("--out", out_dir)
+    s = open_store(store)
+    _check_runs(s, store, [run_id])
     out.print(str(write_report(s, run_id, out_dir)))
 
 
@@ -276,7 +309,11 @@ def scenarios_generate(
 ) -> None:
     """Generate a new scenario pack (people, bookings, traces, expected DBs) from a seed."""
     from scenarios.generate import GenerationError, build_builtin_pack, generate_pack
+    from scenarios.generate.pack import MAX_RECORDS
 
+    check_out_dir("--out", out_dir)
+    if not 1 <= n <= MAX_RECORDS:
+        fail(f"--n must be between 1 and {MAX_RECORDS} (got {n})")
     try:
         if domain:
             ids = {domain: generate_pack(domain, n, seed, out_dir)}

@@ -98,8 +98,17 @@ def print_whole(console: Console, table: Table) -> None:
         console.width = width
 
 
+SHARED_MARK = " [scenario shared]"
+
+
 def summary_table(summary: Any) -> Table:
+    shared = set(getattr(summary, "scenario_shared", None) or [])
     table = Table(title=f"EVA pass rates — run {summary.run_id}")
+    if shared:
+        table.caption = (
+            f"{SHARED_MARK.strip()}: the agent was served the whole scenario, expected "
+            "database included (share_scenario); not an agent under test"
+        )
     for col in (
         "system",
         "architecture",
@@ -118,8 +127,9 @@ def summary_table(summary: Any) -> Table:
     for row in summary.aggregates:
         if row.get("dimension") not in ("EVA-A_pass", "EVA-X_pass"):
             continue
+        system = str(row.get("system"))
         table.add_row(
-            str(row.get("system")),
+            system + (SHARED_MARK if system in shared else ""),
             str(row.get("architecture") or "-"),
             str(row.get("domain")),
             str(row.get("condition")),

@@ -30,7 +30,9 @@ def _params(items: list[str] | None) -> dict[str, object]:
 @app.command("serve-agent")
 def serve_agent_command(
     agent: Annotated[str, typer.Argument(help="Agent name in the AGENTS registry, e.g. reference")],
-    port: Annotated[int, typer.Option("--port", help="TCP port (0 picks a free one)")] = 8765,
+    port: Annotated[
+        int, typer.Option("--port", min=0, max=65535, help="TCP port (0 picks a free one)")
+    ] = 8765,
     host: Annotated[str, typer.Option("--host", help="Bind address")] = "127.0.0.1",
     param: Annotated[
         list[str] | None,
@@ -48,3 +50,5 @@ def serve_agent_command(
         serve_agent(agent, host=host, port=port, params=_params(param))
     except ServeError as exc:
         fail(str(exc))
+    except OSError as exc:  # binding: an unknown host, a port in use or not allowed
+        fail(f"cannot listen on --host {host} --port {port}: {exc.strerror or exc}")

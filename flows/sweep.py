@@ -60,7 +60,7 @@ def run_sweep(sweep: SweepConfig | None = None) -> RunSummary:
 
 def _analyze(config: BenchmarkConfig) -> None:
     try:
-        from flows.analysis import run_analysis
+        from flows.analysis_flow import run_analysis
     except ImportError:
         return
     run_analysis(store=config.store, runs=[config.run_id or ""], which="robustness")

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from flows.app import app, emit_json, fail, out
@@ -124,11 +125,103 @@ def show_system(
         out.print(f"[red]{problem}[/]", highlight=False)
 
 
-def check_systems(config: Any) -> None:
-    """Preflight of a parsed run config; exits with the one error naming what is missing."""
+def check_systems(config: Any, network: bool | None = None) -> None:
+    """Preflight of a parsed run config; exits with the one error naming what is missing
+    (``network=False``: ``--no-preflight``, variables and builds only)."""
     from tasks.systems.preflight import preflight
 
     try:
-        preflight(config.systems, systems_dirs=config.systems_dirs)
+        preflight(config.systems, systems_dirs=config.systems_dirs, network=network)
     except ConfigError as exc:
         fail(str(exc))
+
+
+def check_rehearsal(config: Any, network: bool | None = None) -> None:
+    """``evaflow run --rehearse --check``: preflight against the stand-ins."""
+    from tasks.config_checks import load_checked
+    from tasks.systems.rehearsal import rehearsal, rehearsal_preflight
+
+    try:
+        with rehearsal(config.systems, load_checked(config.scenarios)) as running:
+            rehearsal_preflight(running.systems, config.systems_dirs, network=network)
+    except ConfigError as exc:
+        fail(str(exc))
+
+
+def _rehearsed_calls(specs: list[SystemSpec], as_json: bool) -> None:
+    """One short call per system against the stand-ins; per component, what worked."""
+    from tasks.config import ScenarioSource
+    from tasks.config_checks import load_checked
+    from tasks.systems.rehearsal_check import short_calls
+
+    try:
+        scenario = load_checked(ScenarioSource(limit=1))[0]
+        results = short_calls(specs, scenario)
+    except ConfigError as exc:
+        fail(str(exc))
+    if as_json:
+        emit_json([r.model_dump() for r in results])
+    else:
+        out.print(f"[bold yellow]REHEARSAL[/]: one call of {scenario.key} per system, stand-ins")
+        for r in results:
+            done = "completed the record" if r.completed else "did not complete the record"
+            mark = "[green]ok[/]" if r.status == "ok" else f"[red]{escape(r.status)}[/]"
+            out.print(
+                f"{escape(r.system)}: {mark} ({escape(str(r.end_reason))}), "
+                f"{r.tool_calls} tool calls, {done}" + (f": {escape(r.error)}" if r.error else ""),
+                soft_wrap=True,
+            )
+            for c in r.components:
+                seen = f"[green]{c.traffic} requests/sessions[/]" if c.traffic else "[red]none[/]"
+                out.print(
+                    f"  {escape(c.component)} -> {c.standin} stand-in: {seen}", soft_wrap=True
+                )
+    if any(r.status != "ok" or not all(c.traffic for c in r.components) for r in results):
+        raise typer.Exit(2)
+
+
+@systems_app.command("check")
+def check_system(
+    names: Annotated[list[str], typer.Argument(help="System name(s), as `evaflow systems list`")],
+    dirs: DirsOpt = None,
+    no_preflight: Annotated[
+        bool, typer.Option("--no-preflight", help="Skip the network part (hosts, keys)")
+    ] = False,
+    rehearse: Annotated[
+        bool,
+        typer.Option(
+            "--rehearse",
+            help="One short call per system against local stand-ins of its providers "
+            "(placeholder keys); prints what each component did",
+        ),
+    ] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Preflight of systems, every check shown: per component its variables, hosts, one
+    authenticated request, and the Pipecat pipeline built without a call. Exit 2 if any
+    check failed. ``--rehearse``: one short call per system against the stand-ins."""
+    from tasks.systems.catalogue import to_system_spec
+    from tasks.systems.preflight import run_checks
+
+    catalogue = _catalogue(dirs)
+    try:
+        specs = [to_system_spec(catalogue.get(name)) for name in names]
+    except KeyError as exc:
+        fail(str(exc))
+    if rehearse:
+        _rehearsed_calls(specs, as_json)
+        return
+    checks = run_checks(specs, systems_dirs=dirs or [], network=not no_preflight)
+    if as_json:
+        emit_json([c.model_dump() for c in checks])
+    else:
+        table = Table(title="preflight")
+        for col in ("system", "component", "check", "result"):
+            table.add_column(col, overflow="fold")
+        for c in checks:
+            mark = "[green]ok[/]" if c.ok else "[red]FAILED[/]"
+            table.add_row(c.system, c.component or "-", c.kind, f"{mark} {escape(c.detail)}")
+        out.print(table)
+    failed = [c for c in checks if not c.ok]
+    if failed:
+        raise typer.Exit(2)

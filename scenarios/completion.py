@@ -159,19 +159,22 @@ def diff_dbs(expected_db: dict[str, Any], final_db: dict[str, Any]) -> DbDiff:
 
 
 def check_auth(expected_db: dict[str, Any], final_db: dict[str, Any]) -> dict[str, AuthMismatch]:
-    """Expected session keys the final session lacks or holds differently (case-insensitive)."""
+    """Expected session keys the final session lacks or holds differently (spec 3, step 1).
+
+    As the reference compares: two strings case-insensitively, anything else with Python
+    equality, so ``1 == 1.0`` (as the hash's normalisation has it) and ``True == 1``; a key
+    the final session lacks reads as None, so an expected None is met by an absent key.
+    (The DB hash, where the session plays no part, keeps true and 1 apart.)
+    """
     expected = expected_db.get("session") or {}
     actual = final_db.get("session") or {}
     mismatches: dict[str, AuthMismatch] = {}
     for key, want in expected.items():
-        if key not in actual:
-            mismatches[key] = AuthMismatch(expected=want, actual=None)
-            continue
-        got = actual[key]
+        got = actual.get(key)
         if isinstance(want, str) and isinstance(got, str):
             equal = want.lower() == got.lower()
         else:
-            equal = _same(want, got)
+            equal = bool(want == got)
         if not equal:
             mismatches[key] = AuthMismatch(expected=want, actual=got)
     return mismatches

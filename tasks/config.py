@@ -22,6 +22,9 @@ from scenarios.engines import known_domains
 from tasks.systems.spec import ConfigError, SystemSpec
 
 BUILTIN_DEFAULT_LIMIT = 2
+DEFAULT_JUDGE_CONCURRENCY = 8
+# Dask's network protocols for a scheduler address (distributed.comm.registry).
+DASK_SCHEMES = ("tcp", "tls", "ws", "wss", "ucx")
 
 
 class ScenarioSource(BaseModel):
@@ -87,6 +90,24 @@ class RunnerSpec(BaseModel):
         default=None, description="tcp://HOST:PORT of a Dask scheduler"
     )
 
+    @field_validator("dask_address")
+    @classmethod
+    def _scheduler_address(cls, value: str | None) -> str | None:
+        """A scheduler address Dask can dial, checked here: Dask itself finds a malformed
+        one only when the flow connects, after Prefect has started."""
+        if value is None:
+            return value
+        scheme, sep, rest = value.rpartition("://")
+        host, _, port = rest.rpartition(":")
+        if (sep and scheme not in DASK_SCHEMES) or not host or not port.isdigit():
+            raise ValueError(
+                f"dask_address {value!r} is not SCHEME://HOST:PORT "
+                f"(SCHEME one of {', '.join(DASK_SCHEMES)}), e.g. tcp://10.0.0.5:8786"
+            )
+        if not 0 < int(port) < 65536:
+            raise ValueError(f"dask_address {value!r}: port {port} is not 1-65535")
+        return value
+
 
 class BenchmarkConfig(BaseModel):
     """Everything that defines a benchmark run; stored with the run so it can be rebuilt."""
@@ -108,6 +129,13 @@ class BenchmarkConfig(BaseModel):
     )
     caller: CallerSpec = Field(default_factory=CallerSpec)
     judge: JudgeSpec = Field(default_factory=JudgeSpec)
+    judge_concurrency: int | None = Field(
+        default=None,
+        ge=1,
+        description="Most judging stages calling one judge provider at once (a Prefect "
+        "global concurrency limit 'judge:<provider>'); unset: the Prefect server's limit "
+        f"if it has one, else {DEFAULT_JUDGE_CONCURRENCY}. Offline judges are not limited",
+    )
     conditions: list[str] = Field(default_factory=lambda: ["clean", "noise"], min_length=1)
     conditions_file: Path | None = Field(default=None, description="YAML of extra conditions")
     trials: int = Field(default=3, ge=1, le=100, description="Trials per scenario and condition")
@@ -122,6 +150,33 @@ class BenchmarkConfig(BaseModel):
     runner: RunnerSpec = Field(default_factory=RunnerSpec)
     batch_size: int = Field(default=8, ge=1, le=10000, description="Trials per committed batch")
     report: bool = Field(default=True, description="Write the HTML report at the end")
+    score: bool = Field(
+        default=True,
+        description="Judge the kept attempts (false: simulate and validate only, leaving the "
+        "judging to evaflow score)",
+    )
+    # Part of what the run measures (not an execution field): a rehearsal never resumes
+    # into, or mixes with, a real run of the same systems (tasks.systems.rehearsal).
+    rehearse: bool = Field(
+        default=False,
+        description="Run every system against local stand-ins of its providers, with "
+        "placeholder keys (nothing reaches a real provider)",
+    )
+
+    prices: Path | None = Field(
+        default=None,
+        description="Price table YAML replacing the shipped one (tasks/costs/prices.yaml; "
+        "else $EVAFLOW_PRICES); stored with the run",
+    )
+
+    @field_validator("prices")
+    @classmethod
+    def _readable_prices(cls, value: Path | None) -> Path | None:
+        if value is not None:
+            from tasks.costs.prices import load_prices
+
+            load_prices(value)  # a PriceError (ValueError) names the file and the row
+        return value
 
     @field_validator("systems", mode="before")
     @classmethod
@@ -158,7 +213,20 @@ class BenchmarkConfig(BaseModel):
 
 # Fields that say how or where a run executes, never what it measures: a run resumes with
 # other values of these, and they are left out of its fingerprint.
-EXECUTION_FIELDS = frozenset({"run_id", "runner", "report", "store", "systems_dirs", "batch_size"})
+# ``prices`` too: costs are priced from the table stored with the run, not measured;
+# ``judge_concurrency`` paces the judging, the judges' answers do not depend on it.
+EXECUTION_FIELDS = frozenset(
+    {
+        "run_id",
+        "runner",
+        "report",
+        "store",
+        "systems_dirs",
+        "batch_size",
+        "prices",
+        "judge_concurrency",
+    }
+)
 
 
 def _short(value: Any) -> str:
@@ -210,8 +278,12 @@ def load_config(path: Path, overrides: dict[str, Any] | None = None) -> Benchmar
         raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
     except FileNotFoundError:
         raise ConfigError(f"{path}: config file not found") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
+        raise ConfigError(f"{path}: cannot read the config file ({reason})") from None
     except yaml.YAMLError as exc:
-        raise ConfigError(f"{path}: invalid YAML ({exc})") from exc
+        # PyYAML's message spans lines (context, then the problem and its mark): one line.
+        raise ConfigError(f"{path}: invalid YAML ({' '.join(str(exc).split())})") from None
     if not isinstance(raw, dict):
         raise ConfigError(f"{path}: top level must be a mapping of config fields")
     raw.update(overrides or {})
@@ -225,5 +297,7 @@ def parse_config(raw: dict[str, Any], source: str = "<config>") -> BenchmarkConf
         lines = []
         for err in exc.errors():
             loc = ".".join(str(p) for p in err["loc"]) or "(top level)"
-            lines.append(f"{source}: field '{loc}': {err['msg']} (got {err.get('input')!r})")
+            # A validator's own message already names the value; pydantic prefixes it.
+            msg = err["msg"].removeprefix("Value error, ")
+            lines.append(f"{source}: field '{loc}': {msg} (got {err.get('input')!r})")
         raise ConfigError("\n".join(lines)) from None

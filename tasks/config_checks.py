@@ -137,6 +137,23 @@ def metric_problems(config: BenchmarkConfig) -> list[str]:
     return [_unknown("metrics", "metric", bad, valid)] if bad else []
 
 
+def store_problem(root: str, must_exist: bool = False) -> str | None:
+    """Why ``root`` cannot be a store: it is a file, or (``must_exist``, for reading) it is
+    not there. A run creates its store; a query of a mistyped path would answer nothing."""
+    import fsspec
+
+    try:
+        fs, base = fsspec.core.url_to_fs(root)
+        exists = fs.exists(base)
+        if exists and not fs.isdir(base):
+            return f"{root} is a file, not a store directory"
+    except (OSError, ValueError, ImportError) as exc:  # unknown protocol, unreachable host
+        return f"{root}: cannot open the store ({' '.join(str(exc).split())})"
+    if must_exist and not exists:
+        return f"{root}: no store there (no directory)"
+    return None
+
+
 def name_problems(config: BenchmarkConfig) -> list[str]:
     """Every unknown name in ``config``. Domains and catalogue systems are checked by the
     model itself (:class:`tasks.config.ScenarioSource`, :class:`BenchmarkConfig`)."""
@@ -146,6 +163,7 @@ def name_problems(config: BenchmarkConfig) -> list[str]:
         *caller_judge_problems(config),
         *caller_tts_problems(config),
         *metric_problems(config),
+        *[f"field 'store': {p}" for p in [store_problem(config.store)] if p],
     ]
 
 

@@ -21,6 +21,7 @@ EndReason = Literal[
     "agent_disconnected",  # the agent closed the socket mid-call
     "protocol_error",  # malformed frames / wrong media format from the agent
     "harness_error",  # our own bug or infrastructure failure
+    "provider_error",  # a provider the agent depends on failed (it said so: provider_error)
 ]
 Role = Literal["user", "assistant"]
 

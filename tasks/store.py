@@ -27,6 +27,13 @@ from tasks.tables import ATTEMPT_TABLES, SCHEMAS, TABLE_ORDER
 
 PART_SUFFIX = ".parquet"
 TMP_SUFFIX = ".parquet.tmp"
+SCORING_PREFIX = "scoring-"
+"""A ``metrics`` part named ``scoring-<name>`` is a re-scoring (``evaflow score``): one file,
+written atomically, committed by itself; its rows keep their attempts' batch ids."""
+
+
+def _committed_part(table: str, batch: str, committed: set[str]) -> bool:
+    return batch in committed or (table == "metrics" and batch.startswith(SCORING_PREFIX))
 
 
 class StoreError(RuntimeError):
@@ -161,7 +168,9 @@ class Store:
             if table == "trials":
                 continue
             for path in self.parts(table, run_id):
-                if posixpath.basename(path)[: -len(PART_SUFFIX)] not in committed:
+                if not _committed_part(
+                    table, posixpath.basename(path)[: -len(PART_SUFFIX)], committed
+                ):
                     self.fs.rm(path)
                     report.removed_orphans.append(path)
         return report
@@ -185,16 +194,22 @@ class Store:
         frames = []
         for path in self.parts(table, run_id):
             batch = posixpath.basename(path)[: -len(PART_SUFFIX)]
-            if table in ATTEMPT_TABLES and batch not in committed:
+            if table in ATTEMPT_TABLES and not _committed_part(table, batch, committed):
                 continue
             frames.append(self._read_part(path))
         if not frames:
             return SCHEMAS[table].empty_table().to_pandas()
+        # The empty schema table first: a column added since a run was written reads as null.
+        frames.insert(0, SCHEMAS[table].empty_table())
         return pa.concat_tables(frames, promote_options="default").to_pandas()
 
     # -- SQL -----------------------------------------------------------------
-    def connect(self, run_ids: list[str] | None = None) -> duckdb.DuckDBPyConnection:
-        """A DuckDB connection with one view per table over the committed data."""
+    def connect(
+        self, run_ids: list[str] | None = None, scoring: str | None = None
+    ) -> duckdb.DuckDBPyConnection:
+        """A DuckDB connection with one view per table over the committed data; ``metrics``
+        shows each metric's latest scoring, or as of the named ``scoring``
+        (:mod:`tasks.scorings`; every scoring's rows are in ``metrics_all``)."""
         con = duckdb.connect()
         runs = run_ids or self.run_ids()
         if not self.local:
@@ -208,21 +223,28 @@ class Store:
                 if not self.local:
                     files = [self._url(p) for p in files]
                 listing = ", ".join("'" + f.replace("'", "''") + "'" for f in files)
+                # By name with the empty schema table, so a column added since a run was
+                # written reads as null.
                 con.execute(
-                    f"CREATE VIEW {table}_all AS SELECT * FROM "
-                    f"read_parquet([{listing}], union_by_name=true)"
+                    f"CREATE VIEW {table}_all AS SELECT * FROM _empty_{table} UNION ALL BY NAME "
+                    f"SELECT * FROM read_parquet([{listing}], union_by_name=true)"
                 )
         con.execute("CREATE VIEW trials AS SELECT * FROM trials_all")
         for table in SCHEMAS:
             if table == "trials":
                 continue
             if table in ATTEMPT_TABLES:
-                con.execute(
-                    f"CREATE VIEW {table} AS SELECT * FROM {table}_all "
-                    f"WHERE batch IN (SELECT batch FROM trials_all)"
-                )
+                rows = f"SELECT * FROM {table}_all WHERE batch IN (SELECT batch FROM trials_all)"
+                if table == "metrics":
+                    from tasks.scorings import latest_metrics_sql
+
+                    rows = latest_metrics_sql(rows, scoring)
+                con.execute(f"CREATE VIEW {table} AS {rows}")
             else:
                 con.execute(f"CREATE VIEW {table} AS SELECT * FROM {table}_all")
+        from tasks.costs.views import register_cost_views
+
+        register_cost_views(con)  # prices, usage, costs (over the views above)
         return con
 
     def query(self, sql: str, run_ids: list[str] | None = None) -> pd.DataFrame:

@@ -49,8 +49,10 @@ def system_architectures(store: Store, run_id: str) -> dict[str, str | None]:
 
 def attempt_values(store: Store, run_id: str) -> pd.DataFrame:
     """One row per (final, valid attempt, dimension) with the value used for pass@k."""
+    from tasks.scorings import latest_metrics
+
     trials = store.read("trials", run_id)
-    metrics = store.read("metrics", run_id)
+    metrics = latest_metrics(store.read("metrics", run_id))  # each metric's latest scoring
     if trials.empty:
         return pd.DataFrame(
             columns=["system", "domain", "condition", "scenario_id", "trial", "dimension", "value"]

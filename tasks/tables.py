@@ -28,6 +28,14 @@ SCHEMAS: dict[str, pa.Schema] = {
             ("evaflow_version", pa.string()),
             ("config_json", pa.string()),
             ("specs_json", pa.string()),
+            # Added column (older runs read it as null): the run ran against local
+            # stand-ins of the providers (evaflow run --rehearse), not the providers.
+            ("rehearsal", pa.bool_()),
+            # Added columns (older runs read them as null): the price table the run was
+            # costed with (tasks.costs.prices): its version (content hash @ newest as_of)
+            # and its rows as JSON, read back by the ``prices`` view.
+            ("price_table_version", pa.string()),
+            ("price_table_json", pa.string()),
         ]
     ),
     "trials": pa.schema(
@@ -58,6 +66,21 @@ SCHEMAS: dict[str, pa.Schema] = {
             ("final_db_hash", pa.string()),
             ("expected_db_hash", pa.string()),
             ("stage_seconds_json", pa.string()),
+            # Added column (older runs read it as null): the pipeline the attempt was
+            # scored as, cascade / audio_llm / s2s (tasks.systems.spec.pipeline_of); null
+            # when it was not scored.
+            ("pipeline", pa.string()),
+            # Added column (older runs read it as null): the attempt ran against local
+            # stand-ins of the providers (a rehearsal), not the providers.
+            ("rehearsal", pa.bool_()),
+            # Added column (older runs read it as null): the agent was served the whole
+            # resolved scenario, expected DB included (share_scenario; a scenario_shared
+            # event), so its scores are not those of an agent under test.
+            ("scenario_shared", pa.bool_()),
+            # Added columns (older runs read them as null): the scenario DB before and
+            # after the call, so a stored attempt can be judged again (evaflow score).
+            ("initial_db_json", pa.string()),
+            ("final_db_json", pa.string()),
         ]
     ),
     "turns": pa.schema(
@@ -123,6 +146,11 @@ SCHEMAS: dict[str, pa.Schema] = {
             ("judge", pa.string()),
             ("prompt_hash", pa.string()),
             ("details_json", pa.string()),
+            # Added columns (older runs read them as null = the run's own scoring): which
+            # scoring a row belongs to ("run", or the name given to evaflow score) and
+            # when a re-scoring was made; views show each metric's latest (tasks.scorings).
+            ("scoring", pa.string()),
+            ("scored_at", pa.string()),
         ]
     ),
     "audio": pa.schema(
@@ -185,6 +213,7 @@ def trial_row(
     trial_key: str,
     final: bool,
     validation: dict[str, Any],
+    rehearsal: bool = False,
 ) -> dict[str, Any]:
     return {
         **_key(record, batch),
@@ -213,6 +242,12 @@ def trial_row(
         "final_db_hash": record.final_db_hash,
         "expected_db_hash": record.expected_db_hash,
         "stage_seconds_json": dumps(record.stage_seconds),
+        "pipeline": validation.get("pipeline"),
+        "rehearsal": rehearsal,
+        "scenario_shared": any(e.kind == "scenario_shared" for e in record.events),
+        # Key order kept (not sorted): a re-scoring reads the DBs exactly as judged.
+        "initial_db_json": json.dumps(record.initial_db, default=str, ensure_ascii=False),
+        "final_db_json": json.dumps(record.final_db, default=str, ensure_ascii=False),
     }
 
 
@@ -280,8 +315,16 @@ def entity_rows(record: AttemptRecord, batch: str) -> list[dict[str, Any]]:
     ]
 
 
+RUN_SCORING = "run"
+"""The ``scoring`` of the metric rows a run stores itself (older runs: null, read as this)."""
+
+
 def metric_rows(
-    record: AttemptRecord, batch: str, scores: list[MetricScore]
+    record: AttemptRecord,
+    batch: str,
+    scores: list[MetricScore],
+    scoring: str = RUN_SCORING,
+    scored_at: str | None = None,
 ) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
 
@@ -301,6 +344,8 @@ def metric_rows(
                 "judge": score.judge,
                 "prompt_hash": score.prompt_hash,
                 "details_json": dumps(score.details),
+                "scoring": scoring,
+                "scored_at": scored_at,
             }
         )
         for key, sub in score.sub_metrics.items():

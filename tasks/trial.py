@@ -1,4 +1,5 @@
-"""One trial: simulate, score, validate, and regenerate while the simulator was at fault.
+"""One trial: simulate and validate each attempt, regenerate while the simulator was at
+fault, then judge the kept attempt with the full metric set.
 
 Pure code (no Prefect). Every attempt is kept, failed ones included: failures are data.
 """
@@ -7,6 +8,8 @@ from __future__ import annotations
 
 import time
 import traceback
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from scenarios.models import Scenario
 from tasks.config import BenchmarkConfig
@@ -51,6 +54,7 @@ def expand_trials(
                             conditions_file=str(config.conditions_file)
                             if config.conditions_file
                             else None,
+                            score=config.score,
                         )
                     )
     return specs
@@ -107,9 +111,8 @@ def preload_trial_modules(audio: bool = True) -> None:
         importlib.import_module(name)
 
 
-def run_attempt(spec: TrialSpec, scenario: Scenario, attempt: int) -> AttemptResult:
-    """Simulate and score one attempt. Never raises: a crash becomes an infra_error row."""
-    from tasks.scoring import score_attempt
+def simulate_attempt_step(spec: TrialSpec, scenario: Scenario, attempt: int) -> AttemptRecord:
+    """Simulate one attempt. Never raises: a crash becomes an infra_error row."""
     from tasks.simulation import simulate_attempt
 
     started = time.perf_counter()
@@ -118,9 +121,24 @@ def run_attempt(spec: TrialSpec, scenario: Scenario, attempt: int) -> AttemptRes
     except Exception:  # noqa: BLE001 - failures are data
         record = _failed_record(spec, attempt, traceback.format_exc(limit=5))
     record.wall_s = record.wall_s or time.perf_counter() - started
+    return record
+
+
+def run_attempt(spec: TrialSpec, scenario: Scenario, attempt: int) -> AttemptResult:
+    """Simulate and validate one attempt (validation metrics only: judging waits until the
+    trial keeps one). Never raises: a crash becomes an infra_error row."""
+    return validate_attempt_step(spec, scenario, simulate_attempt_step(spec, scenario, attempt))
+
+
+def validate_attempt_step(
+    spec: TrialSpec, scenario: Scenario, record: AttemptRecord
+) -> AttemptResult:
+    """The validation metrics and verdict of one simulated attempt (never raises)."""
+    from tasks.scoring import validate_scores
+
     scoring = time.perf_counter()
     try:
-        scores, validation = score_attempt(spec, scenario, record)
+        scores, validation = validate_scores(spec, scenario, record)
     except Exception:  # noqa: BLE001
         scores, validation = (
             [],
@@ -132,23 +150,60 @@ def run_attempt(spec: TrialSpec, scenario: Scenario, attempt: int) -> AttemptRes
                 "error": traceback.format_exc(limit=5),
             },
         )
-    # Stored next to the simulator's stages so a run's rows tell where its time went.
+    # Stored next to the simulator's stages so a run's rows tell where its time went;
+    # judging the kept attempt adds its own seconds to "score" (and "judge").
     record.stage_seconds["score"] = round(time.perf_counter() - scoring, 3)
     return AttemptResult(record=record, scores=scores, validation=validation)
 
 
-def run_trial(spec: TrialSpec, scenario: Scenario) -> TrialResult:
+def judge_kept(spec: TrialSpec, scenario: Scenario, kept: AttemptResult) -> AttemptResult:
+    """The full metric set and composites on the attempt a trial keeps.
+
+    Returns a new result and leaves ``kept`` as it was, so a judging that is run again
+    (a retried Prefect task) starts from the validation scores, never from its own output.
+    """
+    from tasks.scoring import judge_scores
+
+    started = time.perf_counter()
+    scores = judge_scores(spec, scenario, kept.record, kept.scores)
+    seconds = time.perf_counter() - started
+    stages = dict(kept.record.stage_seconds)
+    stages["judge"] = round(seconds, 3)
+    stages["score"] = round(stages.get("score", 0.0) + seconds, 3)
+    record = kept.record.model_copy(update={"stage_seconds": stages})
+    return kept.model_copy(update={"record": record, "scores": scores})
+
+
+@dataclass(frozen=True)
+class TrialStages:
+    """The stages a trial runs, as callables: the Prefect flow passes its task wrappers
+    (``tasks.steps``) so each stage is a task run of its own; this module stays free of
+    Prefect. Each has the signature and the never-raise contract of the plain function."""
+
+    simulate: Callable[[TrialSpec, Scenario, int], AttemptRecord]
+    validate: Callable[[TrialSpec, Scenario, AttemptRecord], AttemptResult]
+    judge: Callable[[TrialSpec, Scenario, AttemptResult], AttemptResult]
+
+    def attempt(self, spec: TrialSpec, scenario: Scenario, attempt: int) -> AttemptResult:
+        return self.validate(spec, scenario, self.simulate(spec, scenario, attempt))
+
+
+def attempt_loop(
+    spec: TrialSpec, scenario: Scenario, stages: TrialStages | None = None
+) -> TrialResult:
     """Attempts until one is valid, the agent (not the simulator) failed, or attempts run out.
 
     ``tasks.validate.trial_step`` applies the loop rules (time-limit acceptance, spec 6.3
     step 5; a trial the agent failed every time is kept as its failure). An attempt kept
     under them is moved last, so it is the final one; its attempt number is unchanged.
+    ``stages`` None: the plain functions of this module (looked up when called).
     """
     from tasks.validate import trial_step
 
+    one_attempt = run_attempt if stages is None else stages.attempt
     attempts: list[AttemptResult] = []
     for attempt in range(1, spec.max_attempts + 1):
-        attempts.append(run_attempt(spec, scenario, attempt))
+        attempts.append(one_attempt(spec, scenario, attempt))
         step = trial_step([a.validation for a in attempts], spec.max_attempts)
         if step.keep is not None and step.verdict is not None:
             kept = attempts.pop(step.keep)
@@ -158,3 +213,17 @@ def run_trial(spec: TrialSpec, scenario: Scenario) -> TrialResult:
         if step.stop:
             break
     return TrialResult(spec=spec, attempts=attempts)
+
+
+def run_trial(
+    spec: TrialSpec, scenario: Scenario, stages: TrialStages | None = None
+) -> TrialResult:
+    """The attempt loop, then the full metric set once, on the kept (final, valid) attempt;
+    a trial that kept none (attempts ran out on simulator or harness faults) is not judged,
+    nor is any under ``evaflow run --no-score`` (``evaflow score`` judges it later).
+    ``stages``: see :class:`TrialStages` (None: the plain functions)."""
+    result = attempt_loop(spec, scenario, stages)
+    if spec.score and result.final.validation.get("valid"):
+        judge = judge_kept if stages is None else stages.judge
+        result.attempts[-1] = judge(spec, scenario, result.final)
+    return result

@@ -40,6 +40,7 @@ class TrialSpec(BaseModel):
     metrics: list[str] | None = None
     audio_dir: str | None = Field(default=None, description="Where attempt audio is written")
     conditions_file: str | None = None
+    score: bool = Field(default=True, description="Judge the kept attempt (run --no-score: no)")
 
     @property
     def scenario_key(self) -> str:

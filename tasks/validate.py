@@ -2,8 +2,11 @@
 
 Decision order for one attempt (:func:`validate_attempt`):
 
-1. Harness failures (record status ``infra_error`` or end reason ``harness_error``): our
-   fault, regenerate (``harness_error``, retry).
+1. Infrastructure failures, regenerated: a provider the agent depends on failed (end
+   reason ``provider_error``: the agent reported the outage, docs/agent-protocol.md; fault
+   ``provider``), or the harness did (record status ``infra_error`` or end reason
+   ``harness_error``; fault ``harness``). Status ``infra_error``; an attempt that exhausts
+   ``max_attempts`` stays ``infra_error`` and is never scored against the agent.
 2. Agent failures (the agent timed out on the caller's turn, disconnected, or broke the
    protocol; or the record already says ``agent_error``): the conversation is a faithful
    record of the agent failing. It is kept and scored with status ``agent_error`` and never
@@ -65,8 +68,10 @@ ValidationReason = Literal[
     "harness_error",
     "time_limit_accepted",
     "agent_failed",
+    "provider_error",
 ]
-Fault = Literal["none", "agent", "simulator", "harness"]
+Fault = Literal["none", "agent", "simulator", "harness", "provider"]
+PROVIDER_END_REASON = "provider_error"
 KEPT_REASONS = ("ok", "time_limit_accepted", "agent_failed")
 
 
@@ -208,6 +213,14 @@ def validate_attempt(
     """Decide whether to keep, score and/or regenerate one attempt (never raises)."""
     by_name = {s.name: s for s in scores}
     limits = dict(thresholds or {})
+    if record.end_reason == PROVIDER_END_REASON:
+        return _result(
+            "provider_error",
+            "infra_error",
+            True,
+            f"provider failure: {record.error or '-'}",
+            "provider",
+        )
     if record.status == "infra_error" or record.end_reason == "harness_error":
         return _result(
             "harness_error",

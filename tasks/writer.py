@@ -41,13 +41,17 @@ def audio_rows(result_record: Any, batch: str) -> list[dict[str, Any]]:
     return rows
 
 
-def trial_result_rows(result: TrialResult, batch: str) -> dict[str, list[dict[str, Any]]]:
+def trial_result_rows(
+    result: TrialResult, batch: str, rehearsal: bool = False
+) -> dict[str, list[dict[str, Any]]]:
     rows: dict[str, list[dict[str, Any]]] = defaultdict(list)
     last = len(result.attempts) - 1
     for i, attempt in enumerate(result.attempts):
         record = attempt.record
         rows["trials"].append(
-            trial_row(record, batch, result.spec.trial_key, i == last, attempt.validation)
+            trial_row(
+                record, batch, result.spec.trial_key, i == last, attempt.validation, rehearsal
+            )
         )
         rows["turns"] += turn_rows(record, batch)
         rows["tool_calls"] += tool_call_rows(record, batch)
@@ -65,8 +69,9 @@ class BatchWriter:
     and their scratch directories removed, so memory holds at most one batch of audio.
     """
 
-    def __init__(self, store: Store, run_id: str, batch_size: int) -> None:
+    def __init__(self, store: Store, run_id: str, batch_size: int, rehearsal: bool = False) -> None:
         self.store = store
+        self.rehearsal = rehearsal  # every row says whether the run was a rehearsal
         self.run_id = run_id
         self.batch_size = batch_size
         self._pending: list[TrialResult] = []
@@ -84,7 +89,7 @@ class BatchWriter:
         batch = new_batch_id()
         merged: dict[str, list[dict[str, Any]]] = {name: [] for name in ATTEMPT_TABLES}
         for result in self._pending:
-            for name, rows in trial_result_rows(result, batch).items():
+            for name, rows in trial_result_rows(result, batch, self.rehearsal).items():
                 merged[name].extend(rows)
         self.store.write_batch(self.run_id, batch, rows_to_tables(merged))
         for result in self._pending:

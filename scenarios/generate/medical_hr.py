@@ -8,6 +8,7 @@ from scenarios.generate.agents import AGENT_TEXTS
 from scenarios.generate.flowkit import DOMAIN_CASES, Case
 from scenarios.generate.medical_credentials import license_extension, malpractice_update
 from scenarios.generate.medical_hr_policy import MEDICAL_HR_AGENT
+from scenarios.generate.medical_i9 import i9_verification
 from scenarios.generate.medical_staff import (
     orientation_followup,
     payroll_correction,
@@ -38,6 +39,9 @@ CASES = (
          partial(payroll_correction, closed=True)),
     Case("orientation_followup", "auth_failure", "dob_refused",
          partial(orientation_followup, variant="dob_refused")),
+    Case("i9_verification", "success", "asked", partial(i9_verification, variant="asked")),
+    Case("i9_verification", "success", "described",
+         partial(i9_verification, variant="described")),
 )  # fmt: skip
 
 DOMAIN_CASES.add("medical_hr", CASES)

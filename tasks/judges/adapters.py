@@ -83,10 +83,25 @@ def audio_input(ctx: Any, role: str) -> AudioInput | None:
 
 
 def speech_input(ctx: Any, role: Role, variant: Variant) -> SpeechFidelityInput:
+    """Each turn's text, and for agent speech fidelity which entities to judge: audio-native
+    pipelines use the reference's rule (entities of the caller turns and tool responses the
+    agent says, EVA spec 4.3); an s2s agent's turn without reported text falls back to the
+    caller side's transcript of its audio (spec 4.2: S2S assistant entries are transcribed)."""
     source = ctx.intended_assistant_turns if role == "assistant" else ctx.intended_user_turns
     turns = {t: text for t, text in source.items() if text.strip()}
+    audio_native = variant == "agent_entities" and ctx.is_audio_native
+    transcribed: dict[int, str] = {}
+    if audio_native and ctx.is_s2s:
+        heard = ctx.transcribed_assistant_turns.items()
+        transcribed = {t: s for t, s in heard if s.strip() and t not in turns}
     return SpeechFidelityInput(
-        role=role, turns=turns, trace=trace_of(ctx), language=ctx.language, variant=variant
+        role=role,
+        turns=dict(sorted({**turns, **transcribed}.items())),
+        trace=trace_of(ctx),
+        language=ctx.language,
+        variant=variant,
+        entities_from="context" if audio_native else "turn",
+        transcribed_turns=sorted(transcribed),
     )
 
 

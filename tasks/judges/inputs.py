@@ -193,6 +193,17 @@ class SpeechFidelityInput(JudgeInput):
     variant: Literal["agent_entities", "user", "tts"] = Field(
         description="Which rubric: agent_speech_fidelity, user_speech_fidelity or tts_fidelity"
     )
+    entities_from: Literal["turn", "context"] = Field(
+        default="turn",
+        description="agent_entities: judge every entity of the turn's text (our cascade rule), "
+        "or only those of the context, caller turns and tool responses, that the turn says "
+        "(the reference's rule, EVA spec 4.3; audio-native pipelines)",
+    )
+    transcribed_turns: list[int] = Field(
+        default_factory=list,
+        description="Turns whose text is the caller side's transcript of the agent's audio "
+        "(an s2s agent that reported no text of its own)",
+    )
 
 
 class BehaviorInput(JudgeInput):

@@ -6,6 +6,11 @@ Expected turns are the assistant turn ids of the trace. Turns the judge marks
 mean rating over entity turns, score the same (3 decimals); no rated entity turn =>
 skipped (no error). Without agent audio (text mode) the metric is skipped; no assistant
 turn in the trace is an error.
+
+Which entities count depends on the attempt's pipeline (``tasks.judges.adapters``): for
+audio-native agents (s2s, audio_llm) those of the context, the caller's turns as said and
+the tool responses, that the turn speaks, as the reference's judge is asked (spec 4.3); for
+cascades our offline port checks every entity of the text sent to the TTS.
 """
 
 from __future__ import annotations

@@ -306,10 +306,15 @@ def _fallback_turns(record: AttemptRecord) -> set[int]:
 
 
 def _last_speaker(record: AttemptRecord) -> Role | None:
-    """Who spoke last: latest segment end; without audio, the last turn with text."""
-    ends = [(t.end_s, t.role) for t in record.turns if t.end_s is not None]
+    """Who spoke last: latest segment end, the caller only when strictly later (a tie goes
+    to the agent, as in the reference); without audio, the last turn with text."""
+    ends: dict[Role, float] = {}
+    for t in record.turns:
+        for s in t.segments:
+            ends[t.role] = max(ends.get(t.role, s.end_s), s.end_s)
     if ends:
-        return max(ends, key=lambda pair: pair[0])[1]
+        user, agent = ends.get("user"), ends.get("assistant")
+        return "user" if agent is None or (user is not None and user > agent) else "assistant"
     spoken = [t for t in record.turns if t.intended_text.strip() or t.heard_text.strip()]
     if not spoken:
         return None

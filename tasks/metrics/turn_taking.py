@@ -6,14 +6,41 @@ post-interrupt-latency scores (capped at 0.5) when the agent talked over the cal
 yield score when the caller barged in, and 0 for turn-end fallback nudges. The main score
 is the mean over turns, forced to 0 when the agent left the caller's last turn unanswered.
 
-Text-mode records carry no audio, so there is nothing to time: the metric is skipped there
-(the reference would score 0, which would fail every text-mode EVA-X composite for a reason
-that has nothing to do with the agent).
+Arithmetic follows the reference's code, not only its prose: per-turn scores are rounded to 4
+decimals before the mean, means are ``statistics.mean`` (exact, so a mean landing on a
+rounding boundary rounds as the reference's does), millisecond evidence keeps 3 decimals, an
+assistant segment counts as an interrupt segment when it overlaps *one* caller segment by
+more than 1 ms, the interruption rates are over the evaluable turns, and when no turn is
+scored the score is 0 with no sub-metrics at all (the reference returns before building
+them; a 0.0 rate there would be a statement about turns that do not exist). Counts follow
+the reference's convention of null when there is nothing to count
+(``agent_interruption.num_interruptions`` is null without a measured agent-interrupt turn,
+``fallback_nudge.count`` without a nudge). Our own ``backchannel.count`` counts the
+caller's backchannels, not the agent's doing, so 0 stays 0 there.
+
+Where evaflow differs from the reference on purpose (each case has a test in
+``tests/tasks/metrics/test_turn_taking.py``):
+
+* Text mode: records carry no audio, so there is nothing to time and the metric is skipped
+  (the reference scores 0, which would fail every text-mode EVA-X composite for a reason
+  that has nothing to do with the agent).
+* Our harness ends a call ``agent_timeout`` when the agent does not answer a caller turn;
+  the reference knows only ``inactivity_timeout`` (with the caller speaking last) for that
+  situation and would score such a call on its earlier turns (1.0 for a call that was
+  perfect until the agent went silent). We force 0 for both (``missed_turn``), which is
+  the reference's own rule applied to our name for the same event.
+* The caller's speech in a turn ends at the latest end of any of her segments, and the
+  agent's previous turn at the latest end of its segments. The reference takes the end of
+  the segment that *starts* last, which is the same thing for the sequential segments its
+  logs produce, but with nested segments (an earlier segment ending last) it measures the
+  latency from inside the caller's speech (reference 0.0, evaflow 1.0 for an agent
+  answering 0.5 s after the caller really stopped).
 """
 
 from __future__ import annotations
 
 import math
+import statistics
 from typing import Any
 
 from tasks.metrics.base import MetricInfo, make_score, register_metric, skipped_score, sub_score
@@ -85,12 +112,18 @@ def yield_score(yield_ms: float) -> float:
 
 
 def count_interrupt_segments(user: list[Span], agent: list[Span]) -> int:
-    return sum(1 for seg in agent if overlap_ms(user, [seg]) > MIN_OVERLAP_MS)
+    """Assistant segments overlapping some single caller segment by more than 1 ms."""
+    return sum(1 for seg in agent if any(overlap_ms([u], [seg]) > MIN_OVERLAP_MS for u in user))
+
+
+def speech_end(segments: list[Span]) -> float:
+    """When a speaker stopped: the latest end of her segments (see the module docstring)."""
+    return max(end for _, end in segments)
 
 
 def post_interrupt_latency_ms(user: list[Span], agent: list[Span]) -> float | None:
     """Gap between the caller's last speech end and the agent's next start, if defined."""
-    u_end = user[-1][1]
+    u_end = speech_end(user)
     if any(start <= u_end < end for start, end in agent):
         return None
     after = [start for start, _ in agent if start > u_end]
@@ -102,7 +135,7 @@ def post_interrupt_latency_ms(user: list[Span], agent: list[Span]) -> float | No
 def agent_interrupt_evidence(user: list[Span], agent: list[Span], tool: bool) -> dict[str, Any]:
     """Evidence and score (key ``score``) for a turn where the agent talked over the caller."""
     ov = overlap_ms(user, agent)
-    ev: dict[str, Any] = {"overlap_ms": round(ov, 1), "overlap_score": round(overlap_score(ov), 4)}
+    ev: dict[str, Any] = {"overlap_ms": round(ov, 3), "overlap_score": round(overlap_score(ov), 4)}
     parts = [overlap_score(ov)]
     n = count_interrupt_segments(user, agent)
     ev["n_interrupt_segments"] = n
@@ -111,7 +144,7 @@ def agent_interrupt_evidence(user: list[Span], agent: list[Span], tool: bool) ->
         parts.append(interrupt_count_score(n))
     post = post_interrupt_latency_ms(user, agent)
     if post is not None:
-        ev["post_interrupt_latency_ms"] = round(post, 1)
+        ev["post_interrupt_latency_ms"] = round(post, 3)
         ev["post_interrupt_latency_score"] = round(latency_score(post, tool), 4)
         parts.append(latency_score(post, tool))
     ev["score"] = min(parts)
@@ -119,13 +152,15 @@ def agent_interrupt_evidence(user: list[Span], agent: list[Span], tool: bool) ->
 
 
 def yield_evidence(ctx: MetricContext, turn: int) -> dict[str, Any] | None:
-    """Yield time when the caller barged into the agent's previous turn (None if unknown)."""
+    """Yield time when the caller barged into the agent's previous turn (None if unknown);
+    key ``score`` is the unrounded yield score."""
     previous = ctx.audio_segments_assistant.get(turn - 1) or []
     user = ctx.audio_segments_user.get(turn) or []
     if not previous or not user:
         return None
-    y_ms = max(0.0, (previous[-1][1] - user[0][0]) * 1000.0)
-    return {"yield_ms": round(y_ms, 1), "yield_score": round(yield_score(y_ms), 4)}
+    y_ms = max(0.0, (speech_end(previous) - user[0][0]) * 1000.0)
+    score = yield_score(y_ms)
+    return {"yield_ms": round(y_ms, 3), "yield_score": round(score, 4), "score": score}
 
 
 def score_turn(ctx: MetricContext, turn: int) -> tuple[float, str, dict[str, Any]]:
@@ -142,18 +177,21 @@ def score_turn(ctx: MetricContext, turn: int) -> tuple[float, str, dict[str, Any
         else None
     )
     yield_part = yield_evidence(ctx, turn) if turn in ctx.user_interrupted_turns else None
+    # Scores are combined unrounded and rounded once (the evidence shows rounded parts).
     if agent_part is not None:
         agent_score = agent_part.pop("score")
         ev.update(agent_part)
         if yield_part is not None:
+            user_score = yield_part.pop("score")
             ev.update(yield_part)
-            return round(min(agent_score, yield_part["yield_score"]), 4), "dual_interrupt", ev
+            return round(min(agent_score, user_score), 4), "dual_interrupt", ev
         return round(agent_score, 4), "agent_interrupt", ev
     if yield_part is not None:
+        user_score = yield_part.pop("score")
         ev.update(yield_part)
-        return yield_part["yield_score"], "user_interrupt", ev
+        return round(user_score, 4), "user_interrupt", ev
     latency = ctx.latency_assistant_turns[turn] * 1000.0
-    ev["latency_ms"] = round(latency, 1)
+    ev["latency_ms"] = round(latency, 3)
     ev["latency_score"] = round(latency_score(latency, tool), 4)
     return ev["latency_score"], "latency", ev
 
@@ -184,13 +222,14 @@ def latency_sub_metrics(ctx: MetricContext, turns: list[int]) -> dict[str, Metri
     n = len(pairs)
     early = sum(1 for v, _ in pairs if v < EARLY_MS)
     late = sum(1 for v, tool in pairs if v >= LATE_MS[tool])
+    mean = statistics.mean(v for v, _ in pairs)
     return {
-        "mean_latency_ms": sub_score(INFO, "mean_latency_ms", round(sum(values) / n, 1), None),
+        "mean_latency_ms": sub_score(INFO, "mean_latency_ms", round(mean, 3), None),
         "p50_latency_ms": sub_score(
-            INFO, "p50_latency_ms", round(percentile(values, 0.5), 1), None
+            INFO, "p50_latency_ms", round(percentile(values, 0.5), 3), None
         ),
         "p90_latency_ms": sub_score(
-            INFO, "p90_latency_ms", round(percentile(values, 0.9), 1), None
+            INFO, "p90_latency_ms", round(percentile(values, 0.9), 3), None
         ),
         "early_rate": sub_score(INFO, "early_rate", round(early / n, 4)),
         "late_rate": sub_score(INFO, "late_rate", round(late / n, 4)),
@@ -198,27 +237,34 @@ def latency_sub_metrics(ctx: MetricContext, turns: list[int]) -> dict[str, Metri
     }
 
 
-def _mean_of(evidence: list[dict[str, Any]], key: str) -> float | None:
+def _mean_of(evidence: list[dict[str, Any]], key: str, digits: int) -> float | None:
     values = [e[key] for e in evidence if key in e]
-    return round(sum(values) / len(values), 4) if values else None
+    return round(statistics.mean(values), digits) if values else None
 
 
 def interruption_sub_metrics(
-    ctx: MetricContext, evidence: dict[int, dict[str, Any]], n_turns: int
+    ctx: MetricContext, evidence: dict[int, dict[str, Any]], turns: list[int]
 ) -> dict[str, MetricScore]:
-    agent_ev = [evidence[t] for t in evidence if t in ctx.assistant_interrupted_turns]
-    user_ev = [evidence[t] for t in evidence if t in ctx.user_interrupted_turns]
-    denom = max(n_turns, 1)
-    n_segments = sum(e.get("n_interrupt_segments", 0) for e in agent_ev)
+    """Interruption rates over the evaluable ``turns`` and means of their evidence (none
+    without evaluable turns, as the reference)."""
+    if not turns:
+        return {}
+    agent_ev = [evidence[t] for t in turns if t in ctx.assistant_interrupted_turns]
+    user_ev = [evidence[t] for t in turns if t in ctx.user_interrupted_turns]
+    counted = [e["n_interrupt_segments"] for e in agent_ev if "n_interrupt_segments" in e]
     subs = {
         "agent_interruption.rate": sub_score(
-            INFO, "agent_interruption.rate", round(len(agent_ev) / denom, 4)
+            INFO, "agent_interruption.rate", round(len(agent_ev) / len(turns), 4)
         ),
+        # Null when no agent-interrupt turn was measured; 0.0 when measured and none found.
         "agent_interruption.num_interruptions": sub_score(
-            INFO, "agent_interruption.num_interruptions", n_segments or None, None
+            INFO,
+            "agent_interruption.num_interruptions",
+            float(sum(counted)) if counted else None,
+            None,
         ),
         "user_interruption.rate": sub_score(
-            INFO, "user_interruption.rate", round(len(user_ev) / denom, 4)
+            INFO, "user_interruption.rate", round(len(user_ev) / len(turns), 4)
         ),
     }
     optional = [
@@ -243,7 +289,7 @@ def interruption_sub_metrics(
         ("user_interruption", user_ev, "yield_score", "mean_yield_score", "same"),
     ]
     for group, ev, field, name, norm in optional:
-        value = _mean_of(ev, field)
+        value = _mean_of(ev, field, 4 if norm else 3)
         if value is not None:
             key = f"{group}.{name}"
             subs[key] = sub_score(INFO, key, value, "same" if norm else None)
@@ -322,7 +368,6 @@ def compute(ctx: MetricContext, judges: Any = None) -> MetricScore:
     for turn in scored:
         per_score[turn], per_reason[turn], per_evidence[turn] = score_turn(ctx, turn)
     missed = ctx.agent_timeout_on_user_turn
-    mean = round(sum(per_score.values()) / len(per_score), 4) if per_score else 0.0
     all_keys = set(ctx.audio_segments_user) | set(ctx.audio_segments_assistant)
     details = {
         "per_turn_score": {str(k): v for k, v in per_score.items()},
@@ -332,8 +377,11 @@ def compute(ctx: MetricContext, judges: Any = None) -> MetricScore:
         "num_evaluated": len(per_score),
         "missed_turn": missed,
     }
+    if not per_score:  # as the reference: no turn, so no rates or means to report
+        return make_score(INFO, 0.0, details=details)
+    mean = round(statistics.mean(per_score.values()), 4)
     subs = latency_sub_metrics(ctx, turns)
-    subs.update(interruption_sub_metrics(ctx, per_evidence, len(per_score)))
+    subs.update(interruption_sub_metrics(ctx, per_evidence, turns))
     subs.update(fallback_sub_metrics(ctx))
     subs.update(backchannel_sub_metrics(ctx))
     rate = pretoolspeech_rate(ctx.trace)

@@ -30,12 +30,17 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from evaflow_core.registry import Registry
-from tasks.systems.spec import ConfigError, SystemSpec
+from tasks.systems.spec import (  # noqa: F401 - ARCHITECTURES, architecture_of re-exported
+    AGENT_ARCHITECTURES,
+    ARCHITECTURES,
+    Architecture,
+    ConfigError,
+    SystemSpec,
+    architecture_of,
+)
 
 BUILTIN_DIR = Path(__file__).resolve().parent / "catalogue"
 PATH_ENV = "EVAFLOW_SYSTEMS_PATH"
-ARCHITECTURES = ("cascade", "hybrid", "s2s")
-Architecture = Literal["cascade", "hybrid", "s2s"]
 Role = Literal["stt", "llm", "tts", "realtime"]
 # Which roles each architecture is made of (the contract of issue 12): any one set.
 ROLE_SETS: dict[str, tuple[frozenset[str], ...]] = {
@@ -43,8 +48,6 @@ ROLE_SETS: dict[str, tuple[frozenset[str], ...]] = {
     "hybrid": (frozenset({"llm", "tts"}), frozenset({"realtime"})),
     "s2s": (frozenset({"realtime"}),),
 }
-# Systems named by their agent alone (``--agent reference``): what that agent is.
-AGENT_ARCHITECTURES: dict[str, str] = {"reference": "cascade", "llm": "cascade"}
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
@@ -174,16 +177,6 @@ def to_system_spec(entry: SystemEntry, environ: Mapping[str, str] | None = None)
             },
         }
     return SystemSpec(name=entry.name, agent=entry.agent, params=interpolate(params, env))
-
-
-def architecture_of(spec: SystemSpec | Mapping[str, Any]) -> str | None:
-    """cascade / hybrid / s2s of a system, or None when nobody knows (a ws:// agent)."""
-    data = spec.model_dump() if isinstance(spec, SystemSpec) else dict(spec)
-    params = data.get("params") or {}
-    arch = params.get("architecture") if isinstance(params, Mapping) else None
-    if isinstance(arch, str) and arch in ARCHITECTURES:
-        return arch
-    return AGENT_ARCHITECTURES.get(str(data.get("agent") or ""))
 
 
 def catalogue_dirs(

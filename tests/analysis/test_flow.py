@@ -15,13 +15,13 @@ from tests.analysis.synthetic import RUN
 def test_flow_function_writes_tables_figures_and_summary(
     synth_store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import flows.analysis
-    from flows.analysis import run_analysis
+    import flows.analysis_flow
+    from flows.analysis_flow import run_analysis
 
     def no_task(*args: object) -> None:
         raise AssertionError("outside a flow run the Prefect task must not be used")
 
-    monkeypatch.setattr(flows.analysis, "analysis_step", no_task)
+    monkeypatch.setattr(flows.analysis_flow, "analysis_step", no_task)
     results = run_analysis.fn(
         store=synth_store.root, runs=[RUN], which="faithfulness-decoupling", out=str(tmp_path)
     )
@@ -33,7 +33,7 @@ def test_flow_function_writes_tables_figures_and_summary(
 
 
 def test_published_without_stats_is_a_clear_error(synth_store: Store) -> None:
-    from flows.analysis import run_analysis
+    from flows.analysis_flow import run_analysis
 
     with pytest.raises(ValueError, match="needs stats"):
         run_analysis.fn(store=synth_store.root, runs=[], which="published")
@@ -75,7 +75,7 @@ def test_flow_runs_under_prefect(synth_store: Store, tmp_path: Path) -> None:
     from flows.env import configure_prefect
 
     configure_prefect(str(tmp_path), verbose=False)
-    from flows.analysis import run_analysis
+    from flows.analysis_flow import run_analysis
 
     results = run_analysis(
         store=synth_store.root, runs=[RUN], which="consistency", out=str(tmp_path / "out")

@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
 import shutil
-import subprocess
 from html.parser import HTMLParser
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from analysis.report import write_report
 from analysis.report_html import highlight, slug
 from tasks.store import Store
+from tests.analysis import devtools
 from tests.analysis.synthetic import AUDIO_ATTEMPT, RUN
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -127,77 +129,68 @@ def test_unknown_run_is_an_error_naming_it(synth_store: Store) -> None:
 
 
 # --------------------------------------------------------------------------- Chromium
+# What a reader's browser shows, measured from the page's own events: each image's
+# load/error (settled by the page's load event, which the visit waits for) and each audio
+# element's loadedmetadata/error. The page asks for no preload (players load on a click),
+# so the probe asks for metadata, as a click would, after listening for the outcome.
+PROBE = """(async () => {
+  const settled = (el, events, ready) => new Promise(resolve => {
+    if (ready()) { resolve(); return; }
+    events.forEach(e => el.addEventListener(e, () => resolve(), {once: true}));
+  });
+  const imgs = Array.from(document.images);
+  await Promise.all(imgs.map(i => settled(i, ['load', 'error'], () => i.complete)));
+  const audios = Array.from(document.querySelectorAll('audio'));
+  window.probeAudio = audios.map(a => 'waiting: ' + a.src);
+  await Promise.all(audios.map(async (a, n) => {
+    const waiting = settled(a, ['loadedmetadata', 'error'], () => a.readyState >= 1 || a.error);
+    if (a.readyState < 1 && !a.error) { a.preload = 'metadata'; a.load(); }
+    await waiting;
+    window.probeAudio[n] = {src: a.src, readyState: a.readyState, duration: a.duration,
+                            error: a.error && a.error.code};
+  }));
+  return {images: imgs.length, loaded: imgs.filter(i => i.naturalWidth > 0).length,
+          audio: audios.length, tracks: window.probeAudio,
+          playable: window.probeAudio.filter(t => t.readyState >= 1 && t.error === null &&
+                                                  t.duration > 0).length};
+})()"""
 
 
-def chromium(url: str, tmp: Path, *extra: str) -> tuple[str, str]:
+async def _visit(page: Path, profile: Path) -> tuple[str, dict[str, Any], list[str]]:
     assert CHROMIUM is not None
-    cmd = [
-        CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-        "--no-first-run", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", f"--user-data-dir={tmp / 'profile'}", "--enable-logging=stderr",
-        "--v=0", *extra, "--dump-dom", url,
-    ]  # fmt: skip
-    done = subprocess.run(cmd, capture_output=True, text=True, timeout=90)
-    return done.stdout, done.stderr
+    async with devtools.chromium(CHROMIUM, profile) as tab:
+        try:
+            async with asyncio.timeout(devtools.HANG_S):
+                await tab.open(page.resolve().as_uri())
+                dom = await tab.evaluate("document.documentElement.outerHTML")
+                shown = await tab.evaluate(PROBE)
+        except TimeoutError as exc:
+            exc.add_note(f"page did not settle in {devtools.HANG_S} s; console: {tab.console}")
+            async with asyncio.timeout(10):  # the page may be the thing that hangs
+                exc.add_note(f"audio so far: {await tab.evaluate('window.probeAudio')}")
+            raise
+        return dom, shown, tab.console
 
 
-def console_lines(stderr: str) -> list[str]:
-    return [line for line in stderr.splitlines() if ":CONSOLE" in line]
-
-
-# The top page's load event waits for the iframe, which waits for its (eager) images, so
-# image state is final at that point; audio metadata is polled on virtual-time timers.
-PROBE = """<!DOCTYPE html><html><head><link rel=icon href="data:,"></head><body>
-<iframe id=f src="{url}" width=1200 height=900></iframe><script>
-window.addEventListener('load', () => {{
-  const d = document.getElementById('f').contentDocument;
-  const imgs = Array.from(d.images);
-  const audios = Array.from(d.querySelectorAll('audio'));
-  const loaded = imgs.filter(i => i.complete && i.naturalWidth > 0).length;
-  audios.forEach(a => {{ a.preload = 'metadata'; a.load(); }});
-  let tries = 0;
-  const poll = () => {{
-    const ready = audios.filter(a => a.readyState >= 1 && a.duration > 0).length;
-    if (ready < audios.length && tries++ < 600) {{ setTimeout(poll, 100); return; }}
-    console.log('PROBE images=' + imgs.length + ' loaded=' + loaded + ' audio=' +
-                audios.length + ' playable=' + ready);
-  }};
-  poll();
-}});
-</script></body></html>"""
-
-
-def probe(page: Path, tmp: Path) -> dict[str, int]:
-    """Load ``page`` in an iframe and report how many images show and audio tracks load."""
-    wrapper = tmp / f"probe-{page.stem}.html"
-    wrapper.write_text(PROBE.format(url=page.resolve().as_uri()), encoding="utf-8")
-    _, err = chromium(
-        wrapper.as_uri(), tmp, "--allow-file-access-from-files", "--virtual-time-budget=20000"
-    )
-    found = re.search(r"PROBE images=(\d+) loaded=(\d+) audio=(\d+) playable=(\d+)", err)
-    assert found, f"probe did not report; console: {console_lines(err)}"
-    return dict(
-        zip(("images", "loaded", "audio", "playable"), map(int, found.groups()), strict=True)
-    )
+def visit(page: Path, tmp: Path) -> tuple[str, dict[str, Any], list[str]]:
+    """Open ``page`` in a fresh headless Chromium: its DOM, what it shows, its console."""
+    return asyncio.run(_visit(page, tmp / "profile"))
 
 
 @needs_chromium
 def test_index_loads_in_chromium_without_console_errors(report_index: Path, tmp_path: Path) -> None:
-    dom, err = chromium(report_index.as_uri(), tmp_path)
-    assert not console_lines(err), console_lines(err)
+    dom, shown, console = visit(report_index, tmp_path)
+    assert not console, console
     assert "<img" in dom and "Headline" in dom
-    shown = probe(report_index, tmp_path)
-    assert shown["images"] >= 6 and shown["loaded"] == shown["images"]
+    assert shown["images"] >= 6 and shown["loaded"] == shown["images"], shown
 
 
 @needs_chromium
 def test_trial_page_plays_audio_in_chromium(report_index: Path, tmp_path: Path) -> None:
-    page = attempt_page(report_index, AUDIO_ATTEMPT)
-    dom, err = chromium(page.as_uri(), tmp_path)
-    assert not console_lines(err), console_lines(err)
+    dom, shown, console = visit(attempt_page(report_index, AUDIO_ATTEMPT), tmp_path)
+    assert not console, console
     assert "<audio" in dom and "<svg" in dom
-    shown = probe(page, tmp_path)
-    assert shown["audio"] == 3 and shown["playable"] == 3
+    assert shown["audio"] == 3 and shown["playable"] == 3, shown["tracks"]
 
 
 def test_spoken_codes_are_highlighted_too() -> None:

@@ -1,6 +1,6 @@
 """The OpenAI Realtime fake in the CALLER role: the "model" is our scripted caller.
 
-Same server and protocol as :mod:`tests.fakes.openai_realtime` (one session class, one
+Same server and protocol as :mod:`tasks.systems.standins.openai_realtime` (one session class, one
 set of event shapes); what changes is who the model plays. The client streams the agent's
 audio (``input_audio_buffer.append``, ``audio/pcmu`` as the spec's caller configures);
 the fake's server VAD cuts it into items and transcribes each with the recogniser the test
@@ -21,9 +21,9 @@ from perturbations.audio import VoiceSpec
 from scenarios.models import Scenario
 from tasks.simulate.caller.caller import ScriptedCaller
 from tasks.simulate.llm_prompts import END_CALL_TOOL_NAME
+from tasks.systems.standins.audio import Brain, Dialogue
+from tasks.systems.standins.openai_realtime import FakeOpenAIRealtime, RealtimeSession
 from tasks.voice.stt import Expectation
-from tests.fakes.audio import Brain, Dialogue
-from tests.fakes.openai_realtime import FakeOpenAIRealtime, RealtimeSession
 
 FEMALE = VoiceSpec(voice="en-us+f3", pitch=60)
 MALE = VoiceSpec(voice="en-us+m3", pitch=40)

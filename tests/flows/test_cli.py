@@ -30,7 +30,18 @@ def quick_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
 
 def test_quick_run_prints_the_summary_json(quick_run: tuple[Path, dict]) -> None:
     _, summary = quick_run
-    assert set(summary) == {"run_id", "store", "attempts", "valid", "aggregates"}
+    assert set(summary) == {
+        "run_id", "store", "attempts", "valid", "aggregates", "rehearsal", "costs"
+    }  # fmt: skip
+    assert summary["rehearsal"] is False
+    # The offline reference cascade, scripted caller and offline judges cost nothing.
+    (cost,) = summary["costs"]
+    assert (cost["system"], cost["attempts"], cost["total"]) == (
+        "reference",
+        summary["attempts"],
+        0,
+    )
+    assert cost["unpriced"] is None and cost["per_trial"] == 0
     assert summary["attempts"] >= 6 and 0 < summary["valid"] <= summary["attempts"]
     dims = {(a["domain"], a["condition"], a["dimension"]) for a in summary["aggregates"]}
     assert ("all", "clean", "EVA-A_pass") in dims and ("all", "noise", "EVA-X_pass") in dims

@@ -26,6 +26,7 @@ def test_nulls_of_every_type_print_as_null(capsys: pytest.CaptureFixture[str]) -
 
 
 def test_the_query_command_prints_null(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    (tmp_path / "d").mkdir()  # an empty store: query refuses a path that is not there
     done = evaflow(
         "query",
         "SELECT avg(x) AS avg_latency_s FROM (SELECT NULL::DOUBLE AS x)",

@@ -158,6 +158,9 @@ def test_the_sweep_deployment_runs_on_a_process_worker(
             "600",
         )
         assert "Completed" in out, out
+    except AssertionError as failed:
+        tail = (tmp_path / "worker.log").read_text(errors="replace")[-6000:]
+        raise AssertionError(f"{failed}\nworker log:\n{tail}") from None
     finally:
         stop(worker)
         worker_log.close()
@@ -167,3 +170,11 @@ def test_the_sweep_deployment_runs_on_a_process_worker(
     finals = trials[trials["final"]]
     assert set(finals["condition"]) == {"clean", "noise"}
     assert finals["trial_key"].is_unique and len(finals) == 2
+
+
+def test_no_flow_module_shadows_a_top_level_package() -> None:
+    """Prefect runs a deployment's entrypoint as a script and leaves its folder first on
+    sys.path, so flows/analysis.py once hid the ``analysis`` package from the sweep."""
+    packages = {p.parent.name for p in REPO.glob("*/__init__.py")}
+    shadows = sorted(p.stem for p in (REPO / "flows").glob("*.py") if p.stem in packages)
+    assert not shadows, shadows

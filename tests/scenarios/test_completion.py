@@ -116,10 +116,28 @@ def test_auth_mismatch_fails_even_with_equal_hash() -> None:
     assert "last_name" in result.summary
 
 
-def test_non_string_session_values_compare_exactly() -> None:
-    expected = {"session": {"otp_auth": True}}
-    assert check_auth(expected, {"session": {"otp_auth": 1}}) != {}
-    assert check_auth(expected, {"session": {"otp_auth": True}}) == {}
+def test_non_string_session_values_compare_with_python_equality() -> None:
+    # The reference's session check (issue 32): 1 == 1.0 and True == 1 hold there.
+    expected = {"session": {"otp_auth": True, "attempts": 1}}
+    assert check_auth(expected, {"session": {"otp_auth": 1, "attempts": 1.0}}) == {}
+    assert check_auth(expected, {"session": {"otp_auth": True, "attempts": 1}}) == {}
+    wrong = check_auth(expected, {"session": {"otp_auth": False, "attempts": 2}})
+    assert set(wrong) == {"otp_auth", "attempts"}
+    # Different types that Python does not equate still differ.
+    assert set(check_auth(expected, {"session": {"otp_auth": "true", "attempts": "1"}})) == {
+        "otp_auth",
+        "attempts",
+    }
+
+
+def test_expected_none_is_met_by_an_absent_key() -> None:
+    expected = {"session": {"employee_id": "E1", "otp_verified": None}}
+    assert check_auth(expected, {"session": {"employee_id": "e1"}}) == {}
+    assert check_auth(expected, {"session": {"employee_id": "e1", "otp_verified": None}}) == {}
+    missed = check_auth(expected, {"session": {"employee_id": "e1", "otp_verified": True}})
+    assert missed["otp_verified"].model_dump() == {"expected": None, "actual": True}
+    # A non-None expectation is still not met by an absent key.
+    assert set(check_auth(expected, {"session": {}})) == {"employee_id"}
 
 
 def test_no_expected_session_means_auth_passes() -> None:

@@ -111,7 +111,8 @@ def test_conversations_have_phone_call_shape(pack: list[Scenario]) -> None:
         assert "goodbye" in trace[last_line]["utterance"].lower(), scenario.key
         after = [e["event_type"] for e in trace[last_line + 1 :]]
         assert after == [] or after[-1] == "agent_utterance", scenario.key
-        assert 4 <= len(events(scenario, "user_utterance")) <= 8, scenario.key
+        # Nine: the I-9 caller answers five questions, then agrees to the submission.
+        assert 4 <= len(events(scenario, "user_utterance")) <= 9, scenario.key
         assert trace[1]["utterance"] == scenario.user_goal["starting_utterance"]
         assert scenario.expected_end_reason == "goodbye"
 
@@ -199,16 +200,46 @@ def test_caller_supplied_values_are_said_before_they_are_used(pack: list[Scenari
             if event["event_type"] == "user_utterance":
                 lines.append(spoken.normalize_spoken(event["utterance"]))
             elif event["event_type"] == "tool_call":
-                for value in leaves(event["params"]):
+                for name, value in event["params"].items():
                     if isinstance(value, bool) or signature(value) not in owned:
                         continue
                     checked += 1
-                    assert any(said_in(value, line) for line in lines), (
+                    if any(said_in(value, line) for line in lines):
+                        continue
+                    # Unsaid: only a schema option, which the agent must ask for (next test).
+                    assert _enum_of(scenario, event["tool_name"], name), (
                         scenario.key,
                         event["tool_name"],
                         value,
                     )
         assert checked > 0, scenario.key
+
+
+def _enum_of(scenario: Scenario, tool: str, name: str) -> list[Any]:
+    spec = scenario.agent.tool(tool)
+    params = [] if spec is None else [*spec.required_parameters, *spec.optional_parameters]
+    return next((p.enum or [] for p in params if p.name == name), [])
+
+
+def unsaid_options(scenario: Scenario) -> dict[str, Any]:
+    """Caller-owned schema options the trace's caller never said before their call (the
+    caller described them in its own words): label the agent asks by -> option."""
+    from tasks.spoken import normalize_spoken
+
+    owned = {signature(v) for v in leaves(scenario.user_goal["information_required"])}
+    lines: list[str] = []
+    out: dict[str, Any] = {}
+    for event in scenario.expected_trace:
+        if event["event_type"] == "user_utterance":
+            lines.append(normalize_spoken(event["utterance"]))
+        elif event["event_type"] == "tool_call":
+            for name, value in event["params"].items():
+                owned_option = signature(value) in owned and _enum_of(
+                    scenario, event["tool_name"], name
+                )
+                if owned_option and not any(said_in(value, line) for line in lines):
+                    out[name.replace("_", " ")] = value
+    return out
 
 
 def test_text_mode_simulation_follows_every_script(pack: list[Scenario]) -> None:
@@ -218,13 +249,40 @@ def test_text_mode_simulation_follows_every_script(pack: list[Scenario]) -> None
     caller = pytest.importorskip("tasks.simulate.caller.caller")
     for scenario in pack:
         record = text_mode.simulate_text(scenario, config.SimulationConfig())
-        said = [t.intended_text for t in record.turns if t.role == "user"]
+        asked = unsaid_options(scenario)
+        said, answers = _split_answers(record, asked)
+        # The agent asked for each option the trace's caller never said, and heard it.
+        assert answers == {label: value.replace("_", " ") for label, value in asked.items()}, (
+            scenario.key
+        )
         script = [e["utterance"] for e in events(scenario, "user_utterance")]
         if scenario.expected_trace[-1]["event_type"] == "agent_utterance":
             # Its goodbye answered the agent's question: it hangs up after the agent closes.
             script.append(caller.CLOSING)
         assert said == script, scenario.key
         assert record.final_db_hash == db_hash(scenario.expected_db), scenario.key
+
+
+def _split_answers(record: Any, asked: dict[str, Any]) -> tuple[list[str], dict[str, str]]:
+    """The caller's scripted lines, and its answers to "tell me your <label>" questions."""
+    said: list[str] = []
+    answers: dict[str, str] = {}
+    last_agent = ""
+    for turn in record.turns:
+        if turn.role != "user":
+            last_agent = turn.intended_text
+            continue
+        label = next((la for la in asked if f"tell me your {la}?" in last_agent), None)
+        if label is None:
+            said.append(turn.intended_text)
+        else:
+            answers[label] = turn.intended_text.split(".")[0]
+    return said, answers
+
+
+def test_pack_holds_records_whose_options_the_agent_must_ask_for(pack: list[Scenario]) -> None:
+    """The I-9 shape of EVA's records: options said in the caller's own words only."""
+    assert any(unsaid_options(s) for s in pack)
 
 
 def test_identities_are_placeholders_in_the_stored_files() -> None:

@@ -29,6 +29,7 @@ from tasks.judges.offline.policy import (
     policy_claims,
     unconfirmed_writes,
 )
+from tasks.judges.offline.speech_context import IDENTIFIERS, context_identifiers, slip_of
 from tasks.spoken.words import MONTHS
 
 SCOPE = """Rule-based faithfulness check. Flags: tool arguments that are placeholders or
@@ -40,11 +41,13 @@ figures or a figure times a count (per passenger, per night); dates may be a kno
 shifted by a period the policy, a tool or the caller names (months also by the difference
 of two such periods); short all-letter words (ID, HR) are not identifiers, identifiers
 glued to a label word or read one after another are checked piece by piece, and values
-given as an example are not claims. Also flags 'on time / no delay' claims contradicted by
-a tool result; irreversible or charging writes executed without the caller's agreement
-(a caller picking the offered value agrees to a free write; agreement given before an
-identity check still holds) or charging money never mentioned before (rated 1); policy-style
-claims whose content words are absent from the policy and tool results; claimed
+given as an example are not claims; for speech-to-speech agents (whose turns are
+transcripts of their audio) an identifier one symbol off a known one of five or more
+symbols is an articulation slip, left to agent speech fidelity. Also flags 'on time / no
+delay' claims contradicted by a tool result; irreversible or charging writes executed
+without the caller's agreement (a caller picking the offered value agrees to a free write;
+agreement given before an identity check still holds) or charging money never mentioned
+before (rated 1); policy-style claims whose content words are absent from the policy and tool results; claimed
 emails/texts without a tool to send them; airline brands not in the role, policy or tool
 results; a failed lookup retried with an unsourced value instead of asking the caller. It
 cannot judge meaning: wrong enum choices, omitted caveats, misapplied policy conditions,
@@ -80,6 +83,9 @@ class _Ctx(BaseModel):
     model_config = {"arbitrary_types_allowed": True}
     inp: ConversationInput
     sources: Sources
+    # s2s only: the context's identifiers, whose one-symbol slips in the agent's transcribed
+    # speech are articulation (agent speech fidelity), not misrepresentation (spec 4.3 (c)).
+    identifiers: dict[str, str] = {}
 
 
 def _tool_param_issues(call: TraceItem, response: Any, ctx: _Ctx) -> list[Issue]:
@@ -153,6 +159,8 @@ def _statement_issues(item: TraceItem, ctx: _Ctx, tools_seen: bool) -> list[Issu
     years = _years_by_month_day(item.text)
     for entity in find_entities(_EXAMPLE.sub(" ", item.text)):
         if entity.type not in _STATED_TYPES or _is_abbreviation(entity.type, entity.value):
+            continue
+        if entity.type in IDENTIFIERS and slip_of(entity.value, ctx.identifiers):
             continue
         grounded, severity = _stated_grounded(
             entity.type, entity.value, entity.canonical, src, item.text
@@ -294,6 +302,8 @@ def _failed(response: Any) -> bool:
 def collect_issues(inp: ConversationInput) -> list[Issue]:
     schema = " ".join(flatten(inp.tools))
     ctx = _Ctx(inp=inp, sources=Sources(inp.instructions, inp.current_date_time, schema))
+    if inp.pipeline == "s2s":
+        ctx.identifiers = context_identifiers(inp.trace)
     known = canonical(" ".join([inp.role, inp.instructions, *flatten(inp.tools)]))
     issues: list[Issue] = []
     tools_seen = False

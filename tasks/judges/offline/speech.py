@@ -16,6 +16,7 @@ from tasks.judges.base import JudgeTask
 from tasks.judges.inputs import SpeechFidelityInput
 from tasks.judges.offline import OfflineAnswer, offline_rule
 from tasks.judges.offline.entities import CallerEntity, find_entities, heard_as
+from tasks.judges.offline.speech_context import ContextRule
 from tasks.judges.offline.speech_variants import variant_sentences
 from tasks.spoken import normalize_spoken
 
@@ -45,7 +46,11 @@ judged."""
 AGENT_SCOPE = f"""Agent speech fidelity, rule-based: per assistant turn, every code, amount,
 date, time, flight number, seat, gate, phone number and email in the intended text must
 be found (canonical value) in the recognised text for rating 1, else 0; turns with none of
-them have has_entities=false. {_SCOPE_COMMON}"""
+them have has_entities=false. For audio-native agents (speech-to-speech, audio-in LLM) only
+the entities the turn says that also appear in the caller's turns or a tool response are
+judged, as the reference's judge is asked (an s2s turn's text is the agent's own transcript,
+else the caller side's, where a code of five or more symbols one substitution away from one
+code of the context is judged as that code). {_SCOPE_COMMON}"""
 
 USER_SCOPE = f"""User speech fidelity, rule-based (spec 4.5): per caller turn, 1 if nothing
 was recognised, under 30% of the intended words were, or an entity of the intended text is
@@ -232,13 +237,15 @@ class EntityCheck:
         self.kept.append(f"{entity.value} (best variant margin {choice.margin:.3f})")
         return None
 
-    def missing(self, intended: str, heard: str) -> list[str]:
-        """Values (with the evidence) of the entities said wrong; ``kept`` lists those the
-        transcript missed but the forced choice kept."""
+    def missing(
+        self, intended: str, heard: str, entities: list[CallerEntity] | None = None
+    ) -> list[str]:
+        """Values (with the evidence) of the entities (default: all of ``intended``'s) said
+        wrong; ``kept`` lists those the transcript missed but the forced choice kept."""
         self.kept, self.heard = [], heard
         return [
             why
-            for e in _entities(intended)
+            for e in (_entities(intended) if entities is None else entities)
             if not heard_as(e, heard)[0] and (why := self.wrong(e, intended)) is not None
         ]
 
@@ -251,15 +258,30 @@ def _entities(text: str) -> list[Any]:
 
 
 def _agent_turn(
-    turn: int, intended: str, heard: str, language: str, check: EntityCheck
+    turn: int,
+    intended: str,
+    heard: str,
+    language: str,
+    check: EntityCheck,
+    rule: ContextRule | None = None,
 ) -> dict[str, Any]:
-    entities = _entities(intended)
-    missing = check.missing(intended, heard)
+    """One agent turn: its entities must be heard; with a context ``rule`` (audio-native
+    agents) only those of the context, plus the context's identifiers a transcript turn
+    says with one symbol off, each in its own sentence (:mod:`.speech_context`)."""
+    entities = [e for e in _entities(intended) if rule is None or rule.keep(e)]
+    missing = check.missing(intended, heard, entities)
+    kept = list(check.kept)
+    for entity, sentence in rule.slips(turn, intended) if rule is not None else []:
+        entities.append(entity)
+        missing += check.missing(sentence, heard, [entity])
+        kept += check.kept
+    check.kept = kept
     row = {
         "turn_id": turn,
         "language": language,
         "transcript": heard,
         "has_entities": bool(entities),
+        "entities": [e.model_dump() for e in entities],
     }
     if not entities:
         return {**row, "explanation": "No entities to check.", "rating": 1}
@@ -344,7 +366,9 @@ def judge_speech(task: JudgeTask, params: Mapping[str, Any]) -> OfflineAnswer:
     check = EntityCheck(default_chooser(params), float(params.get("choice_margin", CHOICE_MARGIN)))
     known = getattr(transcriber, "vocabulary", None)
     rate_turn: Callable[..., dict[str, Any]] = _agent_turn
-    if inp.variant == "user":
+    if inp.variant == "agent_entities" and inp.entities_from == "context":
+        rate_turn = partial(_agent_turn, rule=ContextRule(inp.trace, inp.transcribed_turns))
+    elif inp.variant == "user":
         rating = int(params.get("user_entity_error_rating", USER_ENTITY_ERROR_RATING))
         rate_turn = partial(_user_turn, entity_error_rating=rating, known=known)
     elif inp.variant == "tts":
@@ -365,7 +389,10 @@ def judge_speech(task: JudgeTask, params: Mapping[str, Any]) -> OfflineAnswer:
             continue
         check.clip = _clip(clips[turn], rate)
         rows.append(rate_turn(turn, spoken_part(text), said, inp.language, check))
-    return OfflineAnswer(output={"turns": rows}, extra={"recognised": heard})
+    extra: dict[str, Any] = {"recognised": heard}
+    if inp.variant == "agent_entities":
+        extra["entities_from"] = inp.entities_from
+    return OfflineAnswer(output={"turns": rows}, extra=extra)
 
 
 offline_rule("agent_speech_fidelity", AGENT_SCOPE)(judge_speech)

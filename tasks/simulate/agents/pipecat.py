@@ -14,6 +14,7 @@ the domain agent's role and policy, EVA spec 7.5), the domain and its agent conf
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -28,8 +29,12 @@ PARAM_DOMAIN = "domain"
 
 
 def bot_system(ctx: AgentContext) -> dict[str, Any]:
-    """The bot's ``--system-json``: the system's params plus the recogniser's LM cache."""
-    return {**ctx.config.agent_params, "cache_dir": str(ctx.config.cache_dir)}
+    """The bot's ``--system-json``: the system's params plus the recogniser's LM cache;
+    during a rehearsal, its hosts moved to the stand-ins (tasks.systems.rehearsal)."""
+    from tasks.systems.rehearsal import apply_to_bot_system
+
+    system = {**ctx.config.agent_params, "cache_dir": str(ctx.config.cache_dir)}
+    return apply_to_bot_system(system, os.environ)
 
 
 @AGENTS.register("pipecat")

@@ -267,6 +267,9 @@ class RealtimeCaller:
 
     async def _finish(self, response: Any) -> None:
         said, self._response = self._response or _Response(), None
+        usage = response_usage(response, self.params.model)
+        if usage:
+            self._event("usage", usage)  # priced by the costs view (tasks/costs)
         self.gate.active, self.requested_at = False, None
         status = getattr(response, "status", None)
         if status == "failed":
@@ -303,6 +306,28 @@ class RealtimeCaller:
         self.events.append(
             TimelineEvent(t_s=round(self.now, 3), source="caller", kind=kind, data=data)
         )
+
+
+def response_usage(response: Any, model: str) -> dict[str, Any] | None:
+    """A Realtime ``response.done``'s token counts as a ``usage`` event's data (the shape
+    agents send, docs/agent-protocol.md), or None when the response carries none."""
+    usage = getattr(response, "usage", None)
+    if usage is None:
+        return None
+    inp = getattr(usage, "input_token_details", None)
+    cached = getattr(inp, "cached_tokens_details", None)
+    out = getattr(usage, "output_token_details", None)
+    # Input counts are gross: audio and cached tokens are inside input_tokens.
+    return {
+        "provider": "openai-realtime",
+        "model": model,
+        "input_tokens": getattr(usage, "input_tokens", None),
+        "output_tokens": getattr(usage, "output_tokens", None),
+        "input_audio_tokens": getattr(inp, "audio_tokens", None),
+        "cached_input_tokens": getattr(cached, "text_tokens", None),
+        "cached_input_audio_tokens": getattr(cached, "audio_tokens", None),
+        "output_audio_tokens": getattr(out, "audio_tokens", None),
+    }
 
 
 @CALLERS.register("openai_realtime")

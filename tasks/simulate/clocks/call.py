@@ -102,6 +102,7 @@ class CallerSide(CuttingIn, AudioTurns):
         self.waiting_since = 0.0
         self.turns = 0
         self.caller_ended = False
+        self.provider_failures: list[str] = []  # what the agent reported (provider_error)
         self.stage_seconds: dict[str, float] = {
             "tts": 0.0,
             "stt": 0.0,
@@ -122,7 +123,8 @@ class CallerSide(CuttingIn, AudioTurns):
                     raise CallEnded("max_duration")
                 await self._tick(tick, t)
                 tick += 1
-        except CallEnded as ended:
+        except CallEnded as raised:
+            ended = self.attributed(raised)
             await self._hang_up(ended)
             return ended.reason, ended.error, tick * FRAME_S
 
@@ -383,7 +385,27 @@ class CallerSide(CuttingIn, AudioTurns):
         elif isinstance(message, wire.EndCall):
             self.events.append(TimelineEvent(t_s=round(at, 3), source="agent", kind="end_call"))
             raise CallEnded("goodbye", "the agent ended the call")
+        elif isinstance(message, wire.ProviderFailure):
+            self._provider_failed(message, at)
         return None
+
+    def _provider_failed(self, message: wire.ProviderFailure, at: float) -> None:
+        """A provider outage is infrastructure, never the agent's failure (issue 29)."""
+        data = message.model_dump(exclude={"event", "streamSid"})
+        self.events.append(
+            TimelineEvent(t_s=round(at, 3), source="agent", kind="provider_error", data=data)
+        )
+        self.provider_failures.append(message.describe())
+        if message.fatal:
+            raise CallEnded("provider_error", message.describe())
+
+    def attributed(self, ended: CallEnded) -> CallEnded:
+        """An agent that fell silent or dropped the call after one of its providers failed
+        (a failure it first reported as recoverable) did so for the provider."""
+        if ended.reason in ("agent_timeout", "agent_disconnected") and self.provider_failures:
+            then = ended.error or ended.reason
+            return CallEnded("provider_error", f"{self.provider_failures[-1]}; then {then}")
+        return ended
 
     async def _play(self, t: float) -> np.ndarray:
         """This tick's agent audio from the playout buffer (silence if none is due)."""

@@ -40,6 +40,7 @@ from tasks.simulate.agents import AgentContext, get_agent
 from tasks.simulate.caller.spoken import speaks_for_itself
 from tasks.simulate.callers import build_caller
 from tasks.simulate.channel import trial_channel
+from tasks.simulate.clocks.agent_server import harness_side
 from tasks.simulate.clocks.audio_turns import caller_session
 from tasks.simulate.clocks.call import CallEnded, CallerSide
 from tasks.simulate.clocks.call_result import call_rng, fill_from_call
@@ -162,7 +163,8 @@ class RealtimeCallerSide(CallerSide):
                     raise CallEnded("max_duration")
                 await self._tick(tick, t)
                 tick += 1
-        except CallEnded as ended:
+        except CallEnded as raised:
+            ended = self.attributed(raised)
             self.hanging_up = True
             await self._stop_background()
             await self._hang_up(ended)
@@ -443,9 +445,11 @@ async def simulate_realtime_async(scenario: Scenario, config: SimulationConfig) 
         return failed
     side: RealtimeCallerSide | None = None
     outcome: tuple[EndReason, str | None, float] = ("harness_error", None, 0.0)
+    called: str | None = None  # the agent's URL, once known
     try:
         async with AsyncExitStack() as stack:
             url, params = await _agent_url(stack, scenario, config, attempt.gateway)
+            called = url
             ws = await stack.enter_async_context(_open_ws(url, config))
             side = attempt.side(ws, config, params)
             stack.enter_context(frozen_heap())  # no full GC pass stalls the calls' pacing
@@ -455,12 +459,16 @@ async def simulate_realtime_async(scenario: Scenario, config: SimulationConfig) 
             limit = config.max_duration_s + SHUTDOWN_GRACE_S
             outcome = await asyncio.wait_for(side.run(), timeout=limit)
     except (OSError, InvalidHandshake, InvalidURI, TimeoutError) as exc:
-        if side is None:
+        if called is None:  # the bridge or the agent's server could not start
+            outcome = ("harness_error", f"could not set up the call: {exc!r}", 0.0)
+        elif side is None:
             outcome = ("agent_disconnected", f"could not reach the agent: {exc!r}", 0.0)
         else:
             outcome = ("harness_error", f"call did not end in time: {exc!r}", 0.0)
     except Exception as exc:  # noqa: BLE001 - a harness bug is data, never a crash
         outcome = ("harness_error", "".join(traceback.format_exception_only(exc)).strip(), 0.0)
+    served = None if called is None or external_url(config) else called
+    outcome = await harness_side(outcome, served, side is not None)
     record = await asyncio.to_thread(_finish, attempt, scenario, config, side, outcome)
     record.wall_s = time.perf_counter() - started
     return record

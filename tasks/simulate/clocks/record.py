@@ -23,6 +23,8 @@ STATUS_OF_END: dict[str, AttemptStatus] = {
     "agent_disconnected": "agent_error",
     "protocol_error": "agent_error",
     "harness_error": "infra_error",
+    # A provider outage is infrastructure: never scored against the agent (issue 29).
+    "provider_error": "infra_error",
 }
 
 

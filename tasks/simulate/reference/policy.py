@@ -10,10 +10,14 @@ Every parameter value of a tool call comes from one of four places, tried in ord
    or could say (it is in ``user_goal.information_required``) is read from the *heard*
    words at that place (:mod:`tasks.simulate.dialogue.slots`); if it cannot be read there, the
    agent asks the caller for it;
-4. the agent's own decision (enum choices, summaries, computed amounts), from the trace.
+4. the agent's own decision (enum choices, summaries, computed amounts), from the trace:
+   every such use is marked on the attempt as an ``oracle_value`` event
+   (:mod:`tasks.simulate.reference.oracle`), so the stored rows say which parameters did
+   not come from the conversation.
 
-An ID the trace took from a response this conversation never received is unknown to the
-agent: it gives up rather than use knowledge it could not have. A value taken from one
+A value (an ID or any other) the trace took from a response this conversation never
+received is unknown to the agent: unless the caller can say it (then it asks), it gives
+up rather than use knowledge it could not have. A value taken from one
 option of a list the agent got (a flight among those offered) is the option it heard the
 caller choose (:mod:`tasks.simulate.reference.choices`), not the trace's; if it did not hear which,
 it asks once to hear the choice again.
@@ -63,6 +67,8 @@ from tasks.simulate.reference.asking import (
 )
 from tasks.simulate.reference.choices import find_option, heard_choice, same_place
 from tasks.simulate.reference.choices import leaves as _leaves
+from tasks.simulate.reference.enums import is_option, match_option, named_options
+from tasks.simulate.reference.oracle import OracleReason, log_oracle_uses, oracle_reason
 from tasks.simulate.reference.recovery import is_mismatch
 from tasks.simulate.tools.gateway import ToolGateway
 from tasks.voice.stt import Expectation
@@ -91,6 +97,7 @@ class _Resolution:
     missing: list[ValueRequest] = field(default_factory=list)
     heard_keys: list[str] = field(default_factory=list)
     unknown: list[str] = field(default_factory=list)
+    oracle: list[tuple[str, Any, OracleReason]] = field(default_factory=list)
 
 
 def _map_leaves(value: Any, fn: Any, path: str = "") -> Any:
@@ -191,6 +198,7 @@ class ReferencePolicy:
         if resolved.missing:
             self.paused = Paused(block, index, resolved.missing)
             return question(resolved.missing[0]), "question"
+        log_oracle_uses(self.tools, step.tool, resolved.oracle)
         response = self.tools.call(step.tool, resolved.params)
         self.responses.append((block, response))
         if step.trace_response is not None:
@@ -243,6 +251,7 @@ class ReferencePolicy:
                 if key in self.value_origin:
                     out.heard_keys.append(key)
                 return self.values[key]
+            unseen = False
             if key in earlier:
                 chained = self.chainer.apply(value)
                 if str(chained) in self.seen:
@@ -251,6 +260,7 @@ class ReferencePolicy:
                     # The trace got this ID from a response this conversation never saw.
                     out.unknown.append(path)
                     return value
+                unseen = True
             heard = self._from_heard(value, path, step, block)
             if heard is not _MISSING:
                 out.heard_keys.append(key)
@@ -258,6 +268,10 @@ class ReferencePolicy:
             if self._said_by_caller(value, block) or signature(value) in self.info_sigs:
                 out.missing.append(self._request(key, "missing", step, value, path))
                 return value
+            if unseen:
+                out.unknown.append(path)  # a response value it never got: it cannot go on
+                return value
+            out.oracle.append((path, value, oracle_reason(value, self._enum(step.tool, path))))
             return value
 
         out.params = _map_leaves(step.params, pick)
@@ -303,7 +317,12 @@ class ReferencePolicy:
             )
             if heard is None:
                 return _MISSING
-            got = self.reader.format_like(heard, value, self._enum(step.tool, path))
+            enum = self._enum(step.tool, path)
+            got = self.reader.format_like(heard, value, enum)
+            if named_options(enum) and not is_option(got, enum):
+                got = match_option(heard, enum)
+                if got is None:
+                    return _MISSING  # no option in what it heard there: it asks
             self._remember(value, got)
             return got
         return _MISSING
@@ -339,6 +358,8 @@ class ReferencePolicy:
         if request.purpose == "choice":
             self.choice_answers.append(heard)  # read again by ``_chosen`` on resuming
             candidates = [heard]
+        elif named_options(request.enum):
+            candidates = self._option_answers(heard, request)
         else:
             candidates = self.reader.extract_candidates(heard, request.fmt, request.enum)
         if not candidates:
@@ -355,6 +376,21 @@ class ReferencePolicy:
             return self._reply([question(paused.requests[paused.cursor])], "question")
         self.paused = None
         return self._run(paused.block, paused.step, [])
+
+    def _option_answers(self, heard: str, request: ValueRequest) -> list[str]:
+        """The enum option the answer names: said as words ("LIST A"), else read as the
+        format reads it ("three zero" for "30"); no option at all is no answer (it asks)."""
+        option = match_option(heard, request.enum)
+        if option is not None:
+            return [str(option)]
+        found = self.reader.extract_candidates(heard, request.fmt, request.enum)
+        return [
+            c
+            for c in found
+            if is_option(
+                self.reader.format_like(c, request.trace_value, request.enum), request.enum
+            )
+        ]
 
     def _rewrite(self, text: str) -> str:
         """Say the values the agent really has, not the trace's (stale IDs, misheard codes)."""

@@ -10,7 +10,9 @@ object, so each trial gets a small HTTP server bound to loopback that forwards c
   with ``tools/list`` and ``tools/call`` over the same tools;
 * ``GET  /scenario``       -> the resolved scenario, only when ``share_scenario`` is set (the
   trace-guided reference agent served with ``evaflow serve-agent`` needs it; a real agent
-  under test must never see it).
+  under test must never see it). Sharing puts a ``scenario_shared`` event on the attempt
+  (``scenario_read`` each time it is fetched), stored as the trials column
+  ``scenario_shared``.
 
 Every request must carry ``Authorization: Bearer <token>``, a random token minted for the
 trial: missing -> 401, any other token -> 403. Every call goes through the trial's gateway,
@@ -38,6 +40,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from scenarios.models import AgentConfig, Scenario
 from scenarios.schema import function_name_map, openai_tool_schemas
+from tasks.records import TimelineEvent
 from tasks.simulate.tools.gateway import ToolGateway
 
 # customParameters keys of the protocol's ``start`` message (docs/agent-protocol.md).
@@ -45,6 +48,7 @@ PARAM_TOOLS_URL = "tools_url"
 PARAM_MCP_URL = "mcp_url"
 PARAM_TOKEN = "tools_token"
 PARAM_SCENARIO_URL = "scenario_url"
+SCENARIO_SHARED = "scenario_shared"  # event kind: GET /scenario was served to the agent
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 STARTUP_TIMEOUT_S = 10.0
 
@@ -164,6 +168,7 @@ def http_routes(tools: TrialTools) -> list[Route]:
     async def scenario(request: Request) -> Response:
         if tools.scenario is None:
             return JSONResponse({"status": "error", "error_type": "not_shared"}, 404)
+        mark_scenario_shared(tools.gateway, "scenario_read")
         return JSONResponse(tools.scenario.model_dump(mode="json"))
 
     return [
@@ -209,6 +214,17 @@ def _url_host(host: str) -> str:
     return f"[{host}]" if ":" in host else host
 
 
+def mark_scenario_shared(gateway: ToolGateway, kind: str) -> None:
+    """Put on the attempt's timeline that its agent could read (or read) the whole scenario,
+    expected database included (issue 32): stored rows, report and summary say so."""
+    log = getattr(gateway, "log_event", None)
+    if log is None:
+        return
+    now = getattr(gateway, "now", None)
+    t_s = float(now()) if callable(now) else 0.0
+    log(TimelineEvent(t_s=t_s, source="harness", kind=kind, data={"endpoint": "/scenario"}))
+
+
 @asynccontextmanager
 async def serve_tool_bridge(
     gateway: ToolGateway,
@@ -221,6 +237,8 @@ async def serve_tool_bridge(
     ``scenario`` is served at ``/scenario`` only when ``config.share_scenario`` is set.
     """
     config = config or BridgeConfig()
+    if config.share_scenario:
+        mark_scenario_shared(gateway, SCENARIO_SHARED)
     token = secrets.token_urlsafe(32)
     tools = TrialTools(gateway, agent, scenario if config.share_scenario else None)
     app = build_bridge_app(tools, token, config)

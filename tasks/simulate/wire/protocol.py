@@ -147,18 +147,45 @@ class AgentText(_Message):
     )
 
 
+class ProviderFailure(_Message):
+    """``provider_error``: a provider the agent depends on failed (docs/agent-protocol.md 9).
+
+    The agent says so instead of going silent, so the harness can tell a provider outage
+    (infrastructure: the attempt ends ``provider_error``, status ``infra_error``, and is
+    regenerated) from the agent's own failure. ``fatal`` false is a diagnostic only (a
+    failure the agent recovered from): it is kept on the timeline and the call goes on.
+    """
+
+    event: Literal["provider_error"]
+    streamSid: str  # noqa: N815
+    provider: str = Field(min_length=1, description="Who failed, e.g. openai, deepgram")
+    role: str = Field(default="", description="stt, llm, tts, realtime (or what else failed)")
+    message: str = Field(default="", description="The provider's own error message")
+    fatal: bool = Field(default=True, description="The call cannot go on: end it now")
+
+    def describe(self) -> str:
+        """One line naming the provider, its role and its message."""
+        role = f" {self.role}" if self.role else ""
+        model = self.model_extra.get("model") if self.model_extra else None
+        named = f"{self.provider}{role}" + (f" (model {model})" if model else "")
+        return f"provider {named} failed: {self.message or 'no message'}"
+
+
 CallerMessage = Annotated[
     Connected | Start | Media | Mark | Stop | UserSpeechStart | UserSpeechStop | EndCall | Sync,
     Field(discriminator="event"),
 ]
 AgentMessage = Annotated[
-    Media | Mark | Clear | AgentText | EndCall | Sync, Field(discriminator="event")
+    Media | Mark | Clear | AgentText | EndCall | Sync | ProviderFailure,
+    Field(discriminator="event"),
 ]
 _CALLER = TypeAdapter(CallerMessage)
 _AGENT = TypeAdapter(AgentMessage)
 
 
-AGENT_EVENTS = frozenset({"media", "mark", "clear", "agent_text", "end_call", "sync"})
+AGENT_EVENTS = frozenset(
+    {"media", "mark", "clear", "agent_text", "end_call", "sync", "provider_error"}
+)
 # Protocol events an agent must never send (wrong direction): still protocol errors.
 CALLER_ONLY_EVENTS = frozenset(
     {"connected", "start", "stop", "user_speech_start", "user_speech_stop"}

@@ -17,7 +17,7 @@ from fastapi import FastAPI, WebSocket
 from loguru import logger
 from pipecat.audio.vad.silero import SileroVADAnalyzer
 from pipecat.audio.vad.vad_analyzer import VADParams
-from pipecat.frames.frames import TTSSpeakFrame
+from pipecat.frames.frames import TTSSpeakFrame, TTSTextFrame
 from pipecat.pipeline.pipeline import Pipeline
 from pipecat.pipeline.worker import PipelineParams, PipelineWorker
 from pipecat.processors.aggregators.llm_context import LLMContext
@@ -38,9 +38,18 @@ from pipecat.turns.user_turn_strategies import UserTurnStrategies
 from pipecat.workers.runner import WorkerRunner
 
 from scenarios.models import AgentConfig
+from tasks.systems.pipecat_bot.audio_llm import build_audio_llm
+from tasks.systems.pipecat_bot.faults import report_faults, report_setup_failure
 from tasks.systems.pipecat_bot.offline import RATE, AgentPromptListener, PocketSphinxSTTService
-from tasks.systems.pipecat_bot.pipeline import SystemParams, realtime_builder, service
+from tasks.systems.pipecat_bot.pipeline import (
+    SystemParams,
+    is_audio_llm,
+    realtime_builder,
+    service,
+)
+from tasks.systems.pipecat_bot.texts import HeardReporter, SaidReporter, agent_text
 from tasks.systems.pipecat_bot.tools import BridgeTools
+from tasks.systems.pipecat_bot.usage import AudioMeter, UsageReporter, metered
 
 # customParameters the pipecat agent (tasks/simulate/agents/pipecat.py) adds to the bridge's.
 PARAM_SYSTEM_PROMPT = "system_prompt"
@@ -82,9 +91,34 @@ def build_task(
     )
     prompt = str(params.get(PARAM_SYSTEM_PROMPT) or DEFAULT_PROMPT)
     context = LLMContext(messages=[{"role": "system", "content": prompt}], tools=tools.toolset)
+    sid = str(start["start"]["streamSid"])
     if "realtime" in system.components:
         brain, pair = realtime_builder()(system.components["realtime"], tools, context)
-        processors = [transport.input(), pair.user(), brain, transport.output(), pair.assistant()]
+        # A hybrid (Ultravox) is judged on what it meant to say (spec 4.2); s2s on its audio.
+        said = [SaidReporter(sid, TTSTextFrame)] if system.architecture == "hybrid" else []
+        processors = [
+            transport.input(),
+            pair.user(),
+            brain,
+            *said,
+            transport.output(),
+            pair.assistant(),
+        ]
+    elif is_audio_llm(system):
+        hearing, pair = build_audio_llm(system, context, tools, VAD_STOP_S, TURN_TIMEOUT_S)
+        # build_audio_llm ends with the LLM and the TTS services.
+        *hear, llm, tts = hearing
+        reporter = UsageReporter(system.components, {"llm": llm, "tts": tts}, None)
+        processors = [
+            transport.input(),
+            *hear,
+            llm,
+            SaidReporter(sid),
+            tts,
+            reporter,
+            transport.output(),
+            pair.assistant(),
+        ]
     else:
         agent = AgentConfig.model_validate_json(params[PARAM_AGENT_CONFIG])
         domain = str(params.get(PARAM_DOMAIN) or "")
@@ -104,14 +138,20 @@ def build_task(
         vad = VADProcessor(vad_analyzer=SileroVADAnalyzer(params=VADParams(stop_secs=VAD_STOP_S)))
         # Our offline STT follows the agent's own questions (a code grammar after "spell").
         listener = [AgentPromptListener(stt)] if isinstance(stt, PocketSphinxSTTService) else []
+        meter = AudioMeter() if metered(system.components.get("stt")) else None
+        services = {"stt": stt, "llm": llm, "tts": tts}
         processors = [
             transport.input(),
+            *([meter] if meter else []),
             vad,
             stt,
+            HeardReporter(sid),
             pair.user(),
             llm,
+            SaidReporter(sid),
             *listener,
             tts,
+            UsageReporter(system.components, services, meter),  # usage events (costs)
             transport.output(),
             pair.assistant(),
         ]
@@ -120,7 +160,7 @@ def build_task(
         params=PipelineParams(
             audio_in_sample_rate=RATE,
             audio_out_sample_rate=RATE,
-            enable_metrics=True,  # usage metrics feed the realtime adapter's usage events
+            enable_metrics=True,  # usage metrics feed the usage events (tasks/costs)
             enable_usage_metrics=True,
         ),
         # The harness ends every call (hang-up, time limit); a quiet line is not an end.
@@ -130,7 +170,9 @@ def build_task(
     @transport.event_handler("on_client_connected")
     async def greet(transport: Any, client: Any) -> None:
         if "realtime" not in system.components:
-            await task.queue_frames([TTSSpeakFrame(GREETING)])
+            await task.queue_frames(
+                [agent_text(sid, GREETING, "response"), TTSSpeakFrame(GREETING)]
+            )
 
     @transport.event_handler("on_client_disconnected")
     async def hung_up(transport: Any, client: Any) -> None:
@@ -150,11 +192,13 @@ def build_app(system: SystemParams) -> FastAPI:
         try:
             await tools.load()
             task = build_task(system, websocket, start, tools)
+            report_faults(task, system, start["streamSid"], websocket.send_text)
             runner = WorkerRunner(handle_sigint=False)
             await runner.add_workers(task)
             await runner.run()
-        except Exception:
+        except Exception as exc:
             logger.exception("call failed")
+            await report_setup_failure(start["streamSid"], exc, websocket.send_text)
             raise
         finally:
             await tools.close()

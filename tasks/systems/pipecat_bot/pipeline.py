@@ -19,44 +19,40 @@ from pathlib import Path
 from typing import Any
 
 from tasks.systems.pipecat_bot.components import ROLES, Component, ProviderError, SystemParams
+from tasks.systems.providers import key_env
 
-# role -> provider -> (module, class, API key variable). Pipecat's own services.
-SERVICES: dict[str, dict[str, tuple[str, str, str | None]]] = {
+# role -> provider -> (module, class): Pipecat's own services.
+_CLASSES: dict[str, dict[str, tuple[str, str]]] = {
     "stt": {
-        "deepgram": ("pipecat.services.deepgram.stt", "DeepgramSTTService", "DEEPGRAM_API_KEY"),
-        "elevenlabs": (
-            "pipecat.services.elevenlabs.stt",
-            "ElevenLabsRealtimeSTTService",
-            "ELEVENLABS_API_KEY",
-        ),
-        "cartesia": ("pipecat.services.cartesia.stt", "CartesiaSTTService", "CARTESIA_API_KEY"),
-        "assemblyai": (
-            "pipecat.services.assemblyai.stt",
-            "AssemblyAISTTService",
-            "ASSEMBLYAI_API_KEY",
-        ),
-        "openai": ("pipecat.services.openai.stt", "OpenAISTTService", "OPENAI_API_KEY"),
+        "deepgram": ("pipecat.services.deepgram.stt", "DeepgramSTTService"),
+        "elevenlabs": ("pipecat.services.elevenlabs.stt", "ElevenLabsRealtimeSTTService"),
+        "cartesia": ("pipecat.services.cartesia.stt", "CartesiaSTTService"),
+        "assemblyai": ("pipecat.services.assemblyai.stt", "AssemblyAISTTService"),
+        "openai": ("pipecat.services.openai.stt", "OpenAISTTService"),
     },
     "llm": {
-        "openai": ("pipecat.services.openai.llm", "OpenAILLMService", "OPENAI_API_KEY"),
-        "anthropic": ("pipecat.services.anthropic.llm", "AnthropicLLMService", "ANTHROPIC_API_KEY"),
-        "google": ("pipecat.services.google.llm", "GoogleLLMService", "GOOGLE_API_KEY"),
+        "openai": ("pipecat.services.openai.llm", "OpenAILLMService"),
+        "anthropic": ("pipecat.services.anthropic.llm", "AnthropicLLMService"),
+        "google": ("pipecat.services.google.llm", "GoogleLLMService"),
     },
     "tts": {
-        "cartesia": ("pipecat.services.cartesia.tts", "CartesiaTTSService", "CARTESIA_API_KEY"),
-        "deepgram": ("pipecat.services.deepgram.tts", "DeepgramTTSService", "DEEPGRAM_API_KEY"),
-        "elevenlabs": (
-            "pipecat.services.elevenlabs.tts",
-            "ElevenLabsTTSService",
-            "ELEVENLABS_API_KEY",
-        ),
-        "openai": ("pipecat.services.openai.tts", "OpenAITTSService", "OPENAI_API_KEY"),
-        "google": ("pipecat.services.google.tts", "GeminiTTSService", "GOOGLE_API_KEY"),
+        "cartesia": ("pipecat.services.cartesia.tts", "CartesiaTTSService"),
+        "deepgram": ("pipecat.services.deepgram.tts", "DeepgramTTSService"),
+        "elevenlabs": ("pipecat.services.elevenlabs.tts", "ElevenLabsTTSService"),
+        "openai": ("pipecat.services.openai.tts", "OpenAITTSService"),
+        "google": ("pipecat.services.google.tts", "GeminiTTSService"),
     },
+}
+# role -> provider -> (module, class, API key variable); the key variables come from the
+# one provider table (tasks.systems.providers), which preflight checks from too.
+SERVICES: dict[str, dict[str, tuple[str, str, str | None]]] = {
+    role: {name: (*where, key_env(role, name)) for name, where in by_name.items()}
+    for role, by_name in _CLASSES.items()
 }
 OFFLINE = {"stt": "evaflow-pocketsphinx", "tts": "evaflow-espeak"}
 # Self-hosted OpenAI-compatible endpoints (vLLM, the fake chat model) need no real key.
 PLACEHOLDER_KEY = "not-needed"
+GEMINI_TTS_RATE = 24000
 
 
 def providers(role: str) -> list[str]:
@@ -76,9 +72,36 @@ def check_system(system: SystemParams) -> None:
                 f"unknown {role} provider {component.provider!r}; valid: {providers(role)}"
             )
     if "realtime" not in system.components:
-        missing = [r for r in ("stt", "llm", "tts") if r not in system.components]
+        roles = ("llm", "tts") if is_audio_llm(system) else ("stt", "llm", "tts")
+        missing = [r for r in roles if r not in system.components]
         if missing:
             raise ProviderError(f"{system.architecture} system lacks components {missing}")
+
+
+def is_audio_llm(system: SystemParams) -> bool:
+    """A hybrid whose LLM hears the caller (``llm`` + ``tts``, no ``stt``): the reference's
+    ``audio_llm`` pipeline, built by :mod:`tasks.systems.pipecat_bot.audio_llm`."""
+    roles = set(system.components)
+    return system.architecture == "hybrid" and {"llm", "tts"} <= roles and "stt" not in roles
+
+
+OPENAI_TTS_RATE = 24000
+
+
+def google_options(role: str, kwargs: dict[str, Any]) -> dict[str, Any]:
+    """Pipecat's Google services take the google-genai client's ``http_options``, not a
+    ``base_url``: a google component's ``base_url`` param becomes ``HttpOptions(base_url=)``
+    (the client then calls ``{base_url}/v1beta/models/{model}:...``). Gemini TTS answers
+    24 kHz PCM whatever is asked, and the service labels its audio with its own
+    ``sample_rate`` (else the pipeline's), so that rate is its default here."""
+    out = dict(kwargs)
+    if "base_url" in out:
+        from google.genai.types import HttpOptions
+
+        out["http_options"] = HttpOptions(base_url=str(out.pop("base_url")))
+    if role == "tts":
+        out.setdefault("sample_rate", GEMINI_TTS_RATE)
+    return out
 
 
 def warm_up(system: SystemParams) -> None:
@@ -117,7 +140,28 @@ def pipecat_service(role: str, component: Component) -> Any:
         if key is None:
             raise ProviderError(f"{role} provider {component.provider!r} needs ${key_env}")
         kwargs["api_key"] = key
+    if component.provider == "google":
+        kwargs = google_options(role, kwargs)
+    elif component.provider == "openai" and role == "tts":
+        kwargs = openai_tts_options(kwargs)
     return cls(**kwargs)
+
+
+def openai_tts_options(kwargs: dict[str, Any]) -> dict[str, Any]:
+    """The Audio API's ``pcm`` is 24 kHz; Pipecat's OpenAI TTS labels its audio with its own
+    ``sample_rate`` (else the pipeline's 16 kHz, which plays it 1.5x slow), so 24 kHz is
+    its default here. Pipecat 1.14's ``run_tts`` also refuses any voice outside OpenAI's
+    own names before sending a request, which leaves a self-hosted OpenAI-compatible
+    server (Kokoro ``af_heart``, Voxtral ``casual_female``) mute: for a component with its
+    own ``base_url`` the configured voice joins that table, sent as configured."""
+    out = dict(kwargs)
+    out.setdefault("sample_rate", OPENAI_TTS_RATE)
+    voice = getattr(out.get("settings"), "voice", None) or out.get("voice")
+    if voice and "base_url" in out:
+        from pipecat.services.openai import tts
+
+        tts.VALID_VOICES.setdefault(voice, voice)
+    return out
 
 
 def offline_service(

@@ -38,6 +38,7 @@ from pipecat.processors.aggregators.llm_context import LLMContext
 from pipecat.processors.aggregators.llm_response_universal import LLMContextAggregatorPair
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
+from tasks.costs.usage_events import llm_usage_event
 from tasks.systems.pipecat_bot.components import Component, ProviderError
 from tasks.systems.pipecat_bot.tools import BridgeTools
 
@@ -48,7 +49,6 @@ KEYS = {
 }
 PROVIDERS = sorted(KEYS)
 DEFAULT_PROMPT = "You are a helpful voice assistant answering a phone call."
-USAGE_EVENT = "usage"
 
 
 def _key(component: Component) -> str:
@@ -100,13 +100,100 @@ def gemini_live(component: Component, prompt: str) -> Any:
     )
 
 
-def ultravox(component: Component, prompt: str) -> Any:
+def ultravox(component: Component, prompt: str, toolset: Any = None) -> Any:
+    """Ultravox takes its tools when the call is created (``selectedTools``), not from the
+    context. Pipecat's service creates the call at ``https://api.ultravox.ai/api/calls``,
+    hard-coded; a ``base_url`` moves call creation (see :func:`hosted_ultravox`)."""
     from pipecat.services.ultravox.llm import OneShotInputParams, UltravoxRealtimeLLMService
 
+    params = dict(component.params)
+    base = params.pop("base_url", None)
     call = OneShotInputParams(
-        api_key=_key(component), system_prompt=prompt, model=component.model, **component.params
+        api_key=_key(component), system_prompt=prompt, model=component.model, **params
     )
-    return UltravoxRealtimeLLMService(params=call)
+    if base:
+        return hosted_ultravox(str(base).rstrip("/"), call, toolset)
+    return UltravoxRealtimeLLMService(params=call, one_shot_selected_tools=toolset)
+
+
+def hosted_ultravox(base_url: str, call: Any, toolset: Any) -> Any:
+    """Pipecat's Ultravox service joining a call created at ``base_url``: when the pipeline
+    starts, the bot sends Pipecat's own creation request there (:func:`ultravox_call_body`)
+    and gives the service the call's ``joinUrl`` through its public ``JoinUrlInputParams``;
+    building it sends nothing. Everything after the join is Pipecat's code, unchanged."""
+    from pipecat.services.llm_service import LLMService
+    from pipecat.services.ultravox.llm import JoinUrlInputParams, UltravoxRealtimeLLMService
+
+    join = JoinUrlInputParams(join_url=f"{base_url}/api/calls")  # the real one at start
+
+    class HostedUltravoxService(UltravoxRealtimeLLMService):
+        async def start(self, frame: Any) -> None:
+            try:
+                join.join_url = await create_ultravox_call(base_url, call, toolset)
+            except Exception as exc:
+                await LLMService.start(self, frame)
+                await self.push_error(
+                    f"Failed to create the Ultravox call: {exc}", exc, force_treat_as_permanent=True
+                )
+                return
+            await super().start(frame)
+
+    return HostedUltravoxService(params=join)
+
+
+def ultravox_call_body(call: Any, toolset: Any, rate: int = 48000) -> dict[str, Any]:
+    """The body Pipecat's ``_start_one_shot_call`` posts
+    (https://docs.ultravox.ai/api-reference/calls/calls-post); ``rate`` is the service's fixed
+    48 kHz, both ways."""
+    tools = [
+        {
+            "temporaryTool": {
+                "modelToolName": tool.name,
+                "description": tool.description,
+                "dynamicParameters": [
+                    {
+                        "name": name,
+                        "location": "PARAMETER_LOCATION_BODY",
+                        "schema": schema,
+                        "required": name in tool.required,
+                    }
+                    for name, schema in tool.properties.items()
+                ],
+                "client": {},
+            }
+        }
+        for tool in (toolset.standard_tools if toolset is not None else [])
+    ]
+    body = {
+        "systemPrompt": call.system_prompt,
+        "temperature": call.temperature,
+        "model": call.model,
+        "voice": str(call.voice) if call.voice else None,
+        "metadata": call.metadata,
+        "maxDuration": f"{call.max_duration.total_seconds():3f}s",
+        "selectedTools": tools,
+        "medium": {"serverWebSocket": {"inputSampleRate": rate}},
+    }
+    if call.output_medium:
+        body["initialOutputMedium"] = f"MESSAGE_MEDIUM_{call.output_medium.upper()}"
+    return body | call.extra
+
+
+async def create_ultravox_call(base_url: str, call: Any, toolset: Any) -> str:
+    """``POST {base_url}/api/calls`` as Pipecat sends it; the ``joinUrl``."""
+    import aiohttp
+
+    async with (
+        aiohttp.ClientSession() as session,
+        session.post(
+            f"{base_url}/api/calls",
+            headers={"X-Api-Key": call.api_key},
+            json=ultravox_call_body(call, toolset),
+        ) as response,
+    ):
+        if response.status != 201:
+            raise ProviderError(f"Ultravox API error {response.status}: {await response.text()}")
+        return str((await response.json())["joinUrl"])
 
 
 BUILDERS = {"openai-realtime": openai_realtime, "gemini-live": gemini_live, "ultravox": ultravox}
@@ -148,16 +235,10 @@ class UsageReporter(FrameProcessor):
         await self.push_frame(frame, direction)
 
     def event(self, data: LLMUsageMetricsData) -> dict[str, Any]:
-        usage = data.value
+        # Gross token counts (tasks.costs.usage_events), priced by the costs view.
+        component = self.component
         event = {
-            "event": USAGE_EVENT,
-            "provider": self.component.provider,
-            "model": self.component.model,
-            "input_tokens": usage.prompt_tokens,
-            "output_tokens": usage.completion_tokens,
-            "total_tokens": usage.total_tokens,
-            "input_audio_tokens": getattr(usage, "input_audio_tokens", None),
-            "output_audio_tokens": getattr(usage, "output_audio_tokens", None),
+            **llm_usage_event(component.provider, component.model, data.value, "realtime"),
             "input_audio_s": round(self.audio_in_s, 3),
             "output_audio_s": round(self.audio_out_s, 3),
         }
@@ -179,7 +260,8 @@ def build_realtime(
         (str(m.get("content")) for m in context.get_messages() if m.get("role") == "system"),
         DEFAULT_PROMPT,
     )
-    service = BUILDERS[component.provider](component, prompt)
+    extra = {"toolset": tools.toolset} if component.provider == "ultravox" else {}
+    service = BUILDERS[component.provider](component, prompt, **extra)
     service.register_function(None, tools.handle)
     pair = LLMContextAggregatorPair(context)
     return Pipeline([Kickoff(context), service, UsageReporter(component)]), pair

@@ -12,8 +12,9 @@ import pytest
 
 from scenarios.loader import load_eva_scenarios
 from scenarios.models import Scenario
+from tasks.systems.standins.brain import next_message
 from tests.fake_llm import FakeChatServer
-from tests.fakes.trace_model import chat_handler, next_message
+from tests.fakes.trace_model import chat_handler
 
 
 @pytest.fixture(scope="module")

@@ -230,7 +230,7 @@ def test_full_record_over_audio_is_simulated_and_scored(
     call over real audio, then every metric, the composites and the validity verdict."""
     from tasks.config import parse_config
     from tasks.sources import load_source
-    from tasks.trial import expand_trials, run_attempt
+    from tasks.trial import expand_trials, judge_kept, run_attempt
 
     domain, record_id = key.split("/")
     config = parse_config(
@@ -246,6 +246,9 @@ def test_full_record_over_audio_is_simulated_and_scored(
     (scenario,) = load_source(config.scenarios)
     (spec,) = expand_trials(config, [scenario], str(tmp_path / "audio"))
     result = run_attempt(spec, scenario, 1)
+    # An attempt is validated alone; the full metric set waits for the trial to keep it.
+    assert "task_completion" not in {s.name for s in result.scores}
+    result = judge_kept(spec, scenario, result)
     record = result.record
     assert record.mode == "audio" and record.clock == "virtual"
     assert record.end_reason == "goodbye" and record.status in ("ok", "invalid"), record.error

@@ -13,12 +13,12 @@ import numpy as np
 import pytest
 
 from perturbations.audio import Clip
+from tasks.systems.standins.gemini_live import FakeGeminiLive, LiveSession, camel
 from tasks.voice.stt import Recognizer, SttSpec
 from tasks.voice.telephony import resample
 from tasks.voice.tts import synthesize
 from tasks.voice.vad import speech_segments
-from tests.fakes.gemini_live import FakeGeminiLive, LiveSession, camel
-from tests.fakes.test_openai_realtime import CALLER, scripted_brain
+from tests.tasks.systems.standins.test_openai_realtime import CALLER, scripted_brain
 
 genai = pytest.importorskip("google.genai")
 types = pytest.importorskip("google.genai.types")

@@ -6,7 +6,7 @@ the audio the client streams (:class:`tasks.voice.vad.EnergyVAD`, ended by
 ``ENDPOINT_MS`` of silence, as the reference cascade does), its words are what the
 agent-side recogniser the test hands in decodes, and an answer is eSpeak speech of the
 brain's reply in the encoding the session asked for. The brain is
-``tests.fakes.trace_model.next_message`` (or any ``messages -> message`` callable a test
+``tasks.systems.standins.brain.next_message`` (or any ``messages -> message`` callable a test
 passes) over an OpenAI chat-completions history kept per WebSocket session.
 """
 
@@ -75,14 +75,22 @@ class Ears:
         self.buffer: list[np.ndarray] = []
         self.rate: int | None = None
         self.start_s: float | None = None
+        self.first_start_s: float | None = None  # the first speech since the last reset
         self.offset_s = self.received_s
         self.held: Clip | None = None  # manual turn mode: the last turn, until committed
 
     def flush_turn(self) -> Clip | None:
-        """Manual commit: the held turn, else everything received since the last reset."""
+        """Manual commit: the held turn, else what was received since the last reset, from
+        the first speech on. The seconds of silence before it (the caller listening to the
+        agent) are cut: a decoder fed them first adapts its cepstral mean to silence and
+        mishears the speech after them."""
         clip = self.held
         if clip is None and self.buffer and self.rate is not None:
-            clip = Clip(np.concatenate(self.buffer).astype(np.float32), self.rate)
+            since = self.received_s - self.offset_s
+            if self.first_start_s is not None:
+                clip = self._cut(self.first_start_s, since)
+            if clip is None:
+                clip = Clip(np.concatenate(self.buffer).astype(np.float32), self.rate)
         self.reset()
         return clip
 
@@ -96,6 +104,8 @@ class Ears:
             at_ms = int((self.offset_s + event.time_s) * 1000)
             if event.kind == "speech_start":
                 self.start_s = event.time_s
+                if self.first_start_s is None:
+                    self.first_start_s = event.time_s
                 events.append(TurnEvent("start", at_ms))
             elif self.start_s is not None:
                 turn = self._cut(self.start_s, event.time_s)
@@ -104,6 +114,7 @@ class Ears:
                     events.append(TurnEvent("stop", at_ms, turn))
         if self.start_s is None and sum(b.size for b in self.buffer) > keep:
             self._drop_all_but(keep)
+            self.first_start_s = None  # what it marked is gone
         return events
 
     def _cut(self, start_s: float, end_s: float) -> Clip | None:
@@ -172,7 +183,11 @@ class Dialogue:
 
     def expectation(self) -> Expectation:
         """What the agent's own last question asked for: a spelled code after "spell"
-        (the reference cascade passes its policy's expectation to its recogniser too)."""
+        (the reference cascade passes its policy's expectation to its recogniser too), or
+        what the brain expects when it can say (``brain.expectation(messages)``)."""
+        expect = getattr(self.brain, "expectation", None)
+        if callable(expect):
+            return expect([dict(m) for m in self.messages])  # type: ignore[no-any-return]
         said = [m for m in self.messages if m["role"] == "assistant" and m.get("content")]
         return "code" if said and "spell" in str(said[-1]["content"]).lower() else None
 
@@ -207,10 +222,14 @@ class ServerThread:
         handler: Callable[[Any], Awaitable[None]],
         host: str = "127.0.0.1",
         ssl_context: Any = None,
+        **serve_options: Any,
     ) -> None:
         self.handler = handler
         self.host = host
         self.ssl_context = ssl_context
+        # More ``websockets.asyncio.server.serve`` options, e.g. ``process_request`` for a
+        # stand-in that answers a rejected key with the provider's HTTP 401 at the handshake.
+        self.serve_options = serve_options
         self.port = 0
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stop: asyncio.Event | None = None
@@ -243,7 +262,7 @@ class ServerThread:
         self._loop = asyncio.get_running_loop()
         self._stop = asyncio.Event()
         async with serve(
-            self.handler, self.host, 0, ssl=self.ssl_context, max_size=2**24
+            self.handler, self.host, 0, ssl=self.ssl_context, max_size=2**24, **self.serve_options
         ) as server:
             self.port = next(iter(server.sockets)).getsockname()[1]
             self._ready.set()

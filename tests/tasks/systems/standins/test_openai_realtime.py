@@ -12,11 +12,11 @@ import numpy as np
 import pytest
 
 from perturbations.audio import Clip, VoiceSpec
+from tasks.systems.standins.openai_realtime import FakeOpenAIRealtime
 from tasks.voice.stt import Recognizer, SttSpec
 from tasks.voice.telephony import resample
 from tasks.voice.tts import synthesize
 from tasks.voice.vad import speech_segments
-from tests.fakes.openai_realtime import FakeOpenAIRealtime
 
 openai = pytest.importorskip("openai")
 

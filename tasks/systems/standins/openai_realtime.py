@@ -43,8 +43,7 @@ from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 
 from perturbations.audio import VoiceSpec
-from tasks.voice.stt import Recognizer
-from tests.fakes.audio import (
+from tasks.systems.standins.audio import (
     AGENT_VOICE,
     Brain,
     Dialogue,
@@ -59,6 +58,7 @@ from tests.fakes.audio import (
     speak,
     text_tokens,
 )
+from tasks.voice.stt import Recognizer
 
 RATE = 24000  # GA audio/pcm is 24 kHz only
 INPUT_AUDIO_TOKENS_PER_S = 10

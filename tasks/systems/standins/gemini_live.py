@@ -35,6 +35,7 @@ import contextlib
 import datetime
 import ipaddress
 import json
+import os
 import re
 import ssl
 from pathlib import Path
@@ -43,8 +44,7 @@ from typing import Any
 from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 
-from tasks.voice.stt import Recognizer
-from tests.fakes.audio import (
+from tasks.systems.standins.audio import (
     Brain,
     Dialogue,
     Ears,
@@ -57,6 +57,7 @@ from tests.fakes.audio import (
     speak,
     text_tokens,
 )
+from tasks.voice.stt import Recognizer
 
 IN_RATE = 16000
 OUT_RATE = 24000
@@ -288,7 +289,16 @@ def self_signed(directory: Path) -> tuple[Path, Path]:
     from cryptography.x509.oid import NameOID
 
     key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
+    # A subject of its own: a trust bundle holding several stand-ins' certificates (a
+    # rehearsal's SSL_CERT_FILE) is looked up by subject, and equal ones would collide.
+    name = x509.Name(
+        [
+            x509.NameAttribute(
+                NameOID.ORGANIZATION_NAME, f"evaflow stand-in {os.urandom(4).hex()}"
+            ),
+            x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1"),
+        ]
+    )
     now = datetime.datetime.now(datetime.UTC)
     cert = (
         x509.CertificateBuilder()

@@ -50,6 +50,10 @@ FROM trials t JOIN entities e ON e.run_id = t.run_id AND e.attempt_id = t.attemp
 WHERE t.final AND t.valid
 GROUP BY ALL
 """
+# A fixed row order: DuckDB returns rows in scan order, which varies with its threads,
+# and a group's mean (a Kahan sum in row order) moves in its last bit with the order.
+# (run_id, trial) is unique within a scenario and metric; analysis.reduce sorts the same.
+_ORDER = "ORDER BY run_id, trial, attempt_id, metric"
 _TRIALS_SQL = """
 SELECT run_id, attempt_id, trial_key, system, domain, condition, scenario_id, trial, attempt,
        final, valid, status, end_reason, validation_reason, mode, duration_s
@@ -151,8 +155,8 @@ def read_values(store: Store, runs: list[str]) -> pd.DataFrame:
     """The long frame: metric values and key-entity accuracy of the kept attempts, pooled."""
     con = store.connect(runs)
     try:
-        metrics = con.execute(METRIC_SQL).df()
-        entities = con.execute(ENTITY_SQL).df()
+        metrics = con.execute(f"{METRIC_SQL} {_ORDER}").df()
+        entities = con.execute(f"{ENTITY_SQL} {_ORDER}").df()
     finally:
         con.close()
     values = (

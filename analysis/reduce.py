@@ -8,8 +8,8 @@ rows; without one (frames given) it is computed from ``RunData.values`` as befor
 
 Both paths give the same bits, not just close numbers: a CI bound is rounded to 4 digits,
 so a mean one ulp off can move it by 1e-4. The SQL path therefore hands each scenario's
-values to ``kahan_means`` in the order the long frame would hold them (for key-entity
-rows the long frame's order is not fixed on several threads; see ``_MEANS_SQL``).
+values to ``kahan_means`` in the order the long frame holds them: by run and trial
+(``read_values``), never by scan order, which changes with DuckDB's threads.
 """
 
 from __future__ import annotations
@@ -24,28 +24,20 @@ from tasks.store import Store
 
 CELL = ["system", "domain", "condition"]
 
-# The long frame's order: metric rows as ``METRIC_SQL`` emits them (row numbers over the
-# very statement), then entity rows. ``ENTITY_SQL`` ends in an aggregate, whose output
-# order on several threads changes from run to run (so the pandas path's means do, in the
-# last bit); on one thread it follows the attempts' order in the store, which ``stored``
-# numbers: deterministic, and the pandas path's order whenever that one is. NaN scores
-# count as missing, as in pandas; groups without a value are kept so that the conditions
-# and metrics seen match RunData's. NOT MATERIALIZED: DuckDB would otherwise write the
-# ~11 M joined rows out before grouping them (4x the time at 1 M attempts).
+# Each scenario's values in the long frame's order: ``read_values`` sorts the kept rows by
+# (run_id, trial), unique within a scenario and metric, so both paths hand the Kahan sums
+# the same sequence whatever order DuckDB's threads produce rows in. NaN scores count as
+# missing, as in pandas; groups without a value are kept so that the conditions and
+# metrics seen match RunData's. NOT MATERIALIZED: DuckDB would otherwise write the ~11 M
+# rows out before grouping them (4x the time at 1 M attempts).
 _MEANS_SQL = f"""
-WITH stored AS NOT MATERIALIZED (
-  SELECT run_id, attempt_id, row_number() OVER () AS pos FROM trials
-), rows AS NOT MATERIALIZED (
-  SELECT 0 AS source, row_number() OVER () AS pos, * FROM ({METRIC_SQL})
-  UNION ALL
-  SELECT 1 AS source, s.pos, e.* FROM ({ENTITY_SQL}) e JOIN stored s USING (run_id, attempt_id)
-), vals AS NOT MATERIALIZED (
-  SELECT system, domain, condition, scenario_id, metric, source, pos,
+WITH vals AS NOT MATERIALIZED (
+  SELECT system, domain, condition, scenario_id, metric, run_id, trial,
          CASE WHEN isnan(value) THEN NULL ELSE value END AS value
-  FROM rows
+  FROM (({METRIC_SQL}) UNION ALL ({ENTITY_SQL}))
 )
 SELECT system, domain, condition, scenario_id, metric,
-       list(value ORDER BY source, pos) FILTER (WHERE value IS NOT NULL) AS trial_values,
+       list(value ORDER BY run_id, trial) FILTER (WHERE value IS NOT NULL) AS trial_values,
        count(value) AS n_trials
 FROM vals GROUP BY ALL
 """
@@ -121,12 +113,7 @@ def summary_from_store(store: Store, runs: list[str]) -> ScenarioSummary:
     """The summary reduced in DuckDB: pandas receives scenario-level rows only."""
     con = store.connect(runs)
     try:
-        # One thread: row_number() OVER () numbers rows in scan order only when one thread
-        # scans; with several (a loaded machine) the order, so the Kahan sums' last bits,
-        # changed from run to run (0.15% of means differed from pandas' in one CI run).
-        con.execute("SET threads = 1")
         groups = con.sql(_MEANS_SQL).to_arrow_table()
-        con.execute("RESET threads")
         con.execute(f"CREATE TEMP TABLE kept AS {_KEPT_SQL}")
         trials = con.execute(_TRIALS_SQL).df()
         cells = con.execute(_CELLS_SQL).df()

@@ -2,7 +2,8 @@
 the table.
 
 Runs ``store`` (store and analysis at scale), ``run`` (orchestration overhead, Prefect
-start-up, memory of a run), ``simulate`` and ``voice`` (each in a child process through
+start-up, memory of a run), ``rescore`` (re-scoring and re-aggregating a stored run of
+~1,000 text-mode attempts), ``simulate`` and ``voice`` (each in a child process through
 its ``main()``; skipped with a note when the module or its ``main`` is missing). Writes
 ``benchmarks/results.json``.
 
@@ -28,7 +29,7 @@ import sys
 import time
 from pathlib import Path
 
-from benchmarks import run_overhead, store_scale  # noqa: F401 - they register themselves
+from benchmarks import rescore, run_overhead, store_scale  # noqa: F401 - they register themselves
 from benchmarks.common import (
     BENCHMARKS,
     REPO_ROOT,

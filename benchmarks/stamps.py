@@ -42,6 +42,14 @@ GROUP_SOURCES: dict[str, tuple[str, ...]] = {
         "perturbations",
         "prefect.yaml",
     ),
+    "rescore": (
+        *_HARNESS,
+        "benchmarks/rescore.py",
+        "benchmarks/run_overhead.py",
+        "flows",
+        "tasks",
+        "scenarios",
+    ),
     "simulate": (
         *_HARNESS,
         "benchmarks/simulate.py",

@@ -20,7 +20,13 @@ from flows.app import (  # noqa: F401 - re-exported: ``from flows.cli import app
     out,
 )
 from flows.app import split_values as _split
-from tasks.config import BenchmarkConfig, ConfigError, load_config, parse_config
+from tasks.config import (
+    DEFAULT_JUDGE_CONCURRENCY,
+    BenchmarkConfig,
+    ConfigError,
+    load_config,
+    parse_config,
+)
 
 
 def _systems(agents: list[str] | None) -> list[dict[str, Any]] | None:
@@ -61,6 +67,18 @@ def run(
     ] = None,
     caller: Annotated[str | None, typer.Option(help="Caller: scripted | llm")] = None,
     judge: Annotated[str | None, typer.Option(help="Judges: offline | llm")] = None,
+    judge_concurrency: Annotated[
+        int | None,
+        typer.Option(
+            "--judge-concurrency",
+            min=1,
+            help="At most N judging stages calling the judge's provider at once (the Prefect "
+            "global concurrency limit judge:<provider>, set to N); default: the Prefect "
+            f"server's limit, else {DEFAULT_JUDGE_CONCURRENCY}. Offline judges call no "
+            "provider and are not limited. Changing it does not change the run: a run "
+            "resumes with another N",
+        ),
+    ] = None,
     conditions: Annotated[
         list[str] | None, typer.Option(help="Conditions, e.g. clean,noise,accent")
     ] = None,
@@ -149,6 +167,8 @@ def run(
         overrides["caller"] = {"name": caller}
     if judge:
         overrides["judge"] = {"name": judge}
+    if judge_concurrency is not None:
+        overrides["judge_concurrency"] = judge_concurrency
     if _split(conditions):
         overrides["conditions"] = _split(conditions)
     run_cfg: dict[str, Any] = {}

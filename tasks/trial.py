@@ -96,6 +96,7 @@ TRIAL_MODULES = (
     "tasks.validate",
     "tasks.judges",
     "tasks.metrics.runner",
+    "tasks.stage_checkpoint",
 )
 """What :func:`run_attempt` imports on first use: a worker process that loads them before
 its first trial does not spend that trial's first second importing."""
@@ -221,9 +222,17 @@ def run_trial(
     """The attempt loop, then the full metric set once, on the kept (final, valid) attempt;
     a trial that kept none (attempts ran out on simulator or harness faults) is not judged,
     nor is any under ``evaflow run --no-score`` (``evaflow score`` judges it later).
-    ``stages``: see :class:`TrialStages` (None: the plain functions)."""
-    result = attempt_loop(spec, scenario, stages)
+    ``stages``: see :class:`TrialStages` (None: the plain functions).
+
+    The validated attempts are checkpointed before judging (:mod:`tasks.stage_checkpoint`):
+    a run killed while judging resumes this trial from them, judging without simulating."""
+    from tasks.stage_checkpoint import load_validated, save_validated
+
+    resumed = load_validated(spec) if spec.score else None
+    result = resumed or attempt_loop(spec, scenario, stages)
     if spec.score and result.final.validation.get("valid"):
+        if resumed is None:
+            save_validated(result)
         judge = judge_kept if stages is None else stages.judge
         result.attempts[-1] = judge(spec, scenario, result.final)
     return result

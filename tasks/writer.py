@@ -7,6 +7,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+from tasks.stage_checkpoint import drop_validated
 from tasks.store import Store, new_batch_id, rows_to_tables
 from tasks.tables import (
     ATTEMPT_TABLES,
@@ -93,6 +94,7 @@ class BatchWriter:
                 merged[name].extend(rows)
         self.store.write_batch(self.run_id, batch, rows_to_tables(merged))
         for result in self._pending:
+            drop_validated(result.spec)  # stored: a resume no longer needs it
             self.committed_attempts += len(result.attempts)
             for attempt in result.attempts:
                 for ref in attempt.record.audio:

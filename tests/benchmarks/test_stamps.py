@@ -33,9 +33,10 @@ def changed(commit: str, paths: tuple[str, ...]) -> bool | None:
 
 
 def test_every_group_names_the_code_it_measures() -> None:
-    assert set(GROUP_SOURCES) == {"store", "run", "simulate", "voice"}
+    assert set(GROUP_SOURCES) == {"store", "run", "rescore", "simulate", "voice"}
     assert "benchmarks/voice.py" in sources("voice") and "tasks/voice" in sources("voice")
     assert "tasks/simulate" in sources("simulate") and "flows" in sources("run")
+    assert "benchmarks/rescore.py" in sources("rescore") and "tasks" in sources("rescore")
     assert sources("someone-elses") == (".",)  # unknown: any change makes it stale
 
 

@@ -88,6 +88,21 @@ CASES = [
     Case("run-caller", ["run", "--caller", "bogus"], ["caller.name", "bogus"]),
     Case("run-judge", ["run", "--judge", "bogus"], ["judge.name", "bogus"]),
     Case("run-conditions", ["run", "--conditions", "bogus"], ["conditions", "bogus"]),
+    Case(
+        "run-judge-concurrency-zero",
+        ["run", "--judge-concurrency", "0"],
+        ["--judge-concurrency", "0"],
+    ),
+    Case(
+        "run-judge-concurrency-negative",
+        ["run", "--judge-concurrency", "-2"],
+        ["--judge-concurrency", "-2"],
+    ),
+    Case(
+        "run-judge-concurrency-not-int",
+        ["run", "--judge-concurrency", "x"],
+        ["--judge-concurrency", "'x'"],
+    ),
     Case("run-trials-zero", ["run", "--trials", "0"], ["trials", "0"]),
     Case("run-max-attempts-zero", ["run", "--max-attempts", "0"], ["max_attempts", "0"]),
     Case("run-mode", ["run", "--mode", "bogus"], ["mode", "bogus"]),

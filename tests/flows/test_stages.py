@@ -178,3 +178,36 @@ def test_offline_judges_take_no_limit_and_the_limit_is_not_part_of_the_run() -> 
     assert ensure_judge_limits(BenchmarkConfig(judge_concurrency=2)) == {}  # no API call
     # How fast a run judges is not what it measures: it resumes with another limit.
     assert BenchmarkConfig(judge_concurrency=2).fingerprint() == BenchmarkConfig().fingerprint()
+
+
+def test_judge_concurrency_flag_sets_the_runs_limit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``evaflow run --judge-concurrency N`` is the config's ``judge_concurrency`` (the flag
+    over a config file's value); N < 1 or not a number is one line, exit 2, no run."""
+    from types import SimpleNamespace
+
+    from flows.cli import main
+
+    seen: list[BenchmarkConfig] = []
+
+    def fake_execute(config: BenchmarkConfig, **_: Any) -> Any:
+        seen.append(config)
+        return SimpleNamespace(run_id="r", store=str(tmp_path), attempts=0, valid=0, aggregates=[])
+
+    monkeypatch.setattr("flows.cli.execute", fake_execute)
+    monkeypatch.setattr("flows.cli.summary_costs", lambda summary: [])
+    config_file = tmp_path / "run.yaml"
+    config_file.write_text("judge_concurrency: 5\nmode: text\n", encoding="utf-8")
+    base = ["run", "--store", str(tmp_path / "store"), "--json"]
+    assert main([*base, "--judge-concurrency", "3"]) == 0
+    assert main([*base, "--config", str(config_file), "--judge-concurrency", "2"]) == 0
+    assert main([*base, "--config", str(config_file)]) == 0
+    assert main(base) == 0
+    assert [c.judge_concurrency for c in seen] == [3, 2, 5, None]
+    capsys.readouterr()
+    for bad in ("0", "-4", "many"):
+        assert main([*base, "--judge-concurrency", bad]) == 2
+        err = capsys.readouterr().err.strip()
+        assert len(err.splitlines()) == 1 and "--judge-concurrency" in err and bad in err, err
+    assert len(seen) == 4  # no bad value reached the run

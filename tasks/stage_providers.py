@@ -38,12 +38,18 @@ def simulation_providers(spec: TrialSpec) -> list[str]:
 def judge_provider(judge: JudgeSpec) -> str | None:
     """The provider the run's judge calls, or None (offline judges call nobody).
 
-    The llm judge names an endpoint, not a provider: a host the providers table knows for
+    With a model list: its deployments' LiteLLM providers (``bedrock+openai+vertex_ai``).
+    Otherwise the llm judge names an endpoint, not a provider: a host the providers table knows for
     an LLM is that provider (``api.openai.com`` -> ``openai``), any other is its
     ``host:port`` (a local vLLM or Ollama server is a provider of its own).
     """
     if judge.name != PROVIDER_JUDGE:
         return None
+    if judge.params.get("model_list") and not judge.uses_endpoint():
+        # The judges' deployments may span providers: one limit over all of them.
+        from tasks.model_list import deployments
+
+        return "+".join(sorted({d.provider for d in deployments(judge.params["model_list"])}))
     from tasks.llm_client import ChatEndpoint
     from tasks.systems.providers import PROVIDERS
 

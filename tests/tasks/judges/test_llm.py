@@ -279,3 +279,78 @@ def test_judges_with_the_same_endpoint_share_one_connection_pool() -> None:
     assert isinstance(first, LLMJudge) and isinstance(second, LLMJudge)
     assert isinstance(other, LLMJudge)
     assert first.client is second.client and first.client is not other.client
+
+
+def reference_list(server: FakeChatServer, key: str) -> list[dict[str, object]]:
+    """The reference's four judge model names, each a stand-in model on the local server."""
+    names = {
+        "gpt-5.2": "text-standin",
+        "gpt-5.2-medium": "behaviour-standin",
+        "us.anthropic.claude-opus-4-6-v1": "faithfulness-standin",
+        "gemini-3-flash-preview": "audio-standin",
+    }
+    return [
+        {
+            "model_name": name,
+            "litellm_params": {
+                "model": f"openai/{model}",
+                "api_base": server.base_url,
+                "api_key": f"os.environ/{key}",
+            },
+        }
+        for name, model in names.items()
+    ]
+
+
+def test_model_list_routes_each_judge_to_its_reference_model(
+    chat_server: FakeChatServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("EVAFLOW_TEST_JUDGE_KEY", "sk-list")
+    judge = make_judge(
+        {
+            "name": "llm",
+            "params": {
+                "model_list": reference_list(chat_server, "EVAFLOW_TEST_JUDGE_KEY"),
+                "models": {"conciseness": "gpt-5.2-medium"},
+            },
+        }
+    )
+    speech = JudgeTask(
+        metric="user_speech_fidelity",
+        inputs=SpeechFidelityInput(role="user", turns={1: "Hello"}, variant="user"),
+        audio=AudioInput(path=_wav(tmp_path / "caller.wav")),
+    )
+    tasks = {t.metric: t for t in sample_tasks()}
+    asked = [
+        faithfulness_task(),
+        tasks["conversation_progression"],
+        tasks["conciseness"],  # overridden
+        tasks["user_behavioral_fidelity"],
+        speech,
+    ]
+    for _ in asked:
+        chat_server.reply(json.dumps({"rating": 3, "turns": [{"turn_id": 1, "rating": 3}]}))
+    verdicts = [judge.evaluate(task) for task in asked]
+    assert [r["model"] for r in chat_server.requests] == [
+        "faithfulness-standin",
+        "text-standin",
+        "behaviour-standin",
+        "behaviour-standin",
+        "audio-standin",
+    ]
+    assert [v.model for v in verdicts][-1] == "gemini-3-flash-preview"
+    assert all(v.error is None for v in verdicts)
+    assert {h["authorization"] for h in chat_server.headers} == {"Bearer sk-list"}
+    parts = chat_server.requests[-1]["messages"][-1]["content"]
+    assert any(p["type"] == "input_audio" for p in parts)  # the audio judge hears audio
+
+
+def test_a_model_missing_from_the_list_is_a_verdict_error(chat_server: FakeChatServer) -> None:
+    judge = make_judge(
+        {"name": "llm", "params": {"model_list": reference_list(chat_server, "K")[:1]}}
+    )
+    verdict = judge.evaluate(faithfulness_task())
+    assert verdict.error and "'us.anthropic.claude-opus-4-6-v1' is not in the model list" in (
+        verdict.error
+    )
+    assert chat_server.requests == []

@@ -110,7 +110,7 @@ def judge_problems(config: BenchmarkConfig, environ: Mapping[str, str] | None = 
     """An llm judge can call every model it is assigned: there is a model list (or one
     endpoint), each judge's model is in it, and each deployment's key variables are set.
     One line per missing model or variable, naming the judges that need it."""
-    from tasks.judges.llm import LLMJudgeParams
+    from tasks.judges.llm import parse_judge_params
     from tasks.judges.models import judge_model
     from tasks.model_list import first_deployment, missing_variables, model_names
 
@@ -118,9 +118,9 @@ def judge_problems(config: BenchmarkConfig, environ: Mapping[str, str] | None = 
     if judge.name != "llm" or judge.uses_endpoint():
         return []
     try:
-        params = LLMJudgeParams.model_validate(judge.params)
-    except ValueError as exc:
-        return [f"field 'judge.params': {' '.join(str(exc).split())}"]
+        params = parse_judge_params(judge.params)
+    except ValueError as exc:  # names the fields, never quotes a value (it may be a key)
+        return [f"field 'judge.params': {exc}"]
     if not params.model_list:
         return [
             "judge llm has no model list: set EVA_MODEL_LIST (JSON), pass --model-list PATH "

@@ -50,10 +50,10 @@ def judge_provider(judge: JudgeSpec) -> str | None:
         from tasks.model_list import deployments
 
         return "+".join(sorted({d.provider for d in deployments(judge.params["model_list"])}))
-    from tasks.llm_client import ChatEndpoint
+    from tasks.judges.llm import DEFAULT_BASE_URL
     from tasks.systems.providers import PROVIDERS
 
-    url = str(judge.params.get("base_url") or ChatEndpoint.model_fields["base_url"].default)
+    url = str(judge.params.get("base_url") or DEFAULT_BASE_URL)
     where = urlsplit(url if "://" in url else f"https://{url}")
     llms = [p for p in PROVIDERS.values() if p.role == "llm"]
     known = {urlsplit(p.rest).hostname: p.provider for p in llms}

@@ -148,3 +148,12 @@ def test_stored_run_row_holds_no_key(monkeypatch: pytest.MonkeyPatch, tmp_path: 
     text = stored.to_json()
     assert SECRET not in text and f"os.environ/{lifted}" in json.loads(text)["config_json"]["0"]
     assert os.environ[lifted] == SECRET
+
+
+def test_bad_judge_params_name_the_field_not_the_value(
+    cli: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = cli / "run.yaml"
+    config.write_text(json.dumps({"judge": {"name": "llm", "params": {"timeout_s": SECRET}}}))
+    line = one_error_line(["run", "--config", str(config)], capsys)
+    assert "judge.params" in line and "timeout_s" in line and SECRET not in line

@@ -79,6 +79,21 @@ def run(
             "resumes with another N",
         ),
     ] = None,
+    model_list: Annotated[
+        Path | None,
+        typer.Option(
+            "--model-list",
+            help="LiteLLM model list (JSON or YAML; EVA_MODEL_LIST's shape) for --judge llm; "
+            "default: the run config's model_list, else $EVA_MODEL_LIST",
+        ),
+    ] = None,
+    judge_model: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--judge-model",
+            help="METRIC=MODEL_NAME: the model_name judging METRIC (--judge llm); repeatable",
+        ),
+    ] = None,
     conditions: Annotated[
         list[str] | None, typer.Option(help="Conditions, e.g. clean,noise,accent")
     ] = None,
@@ -165,8 +180,7 @@ def run(
         overrides["systems"] = (_systems(agent) or []) + (_split(system) or [])
     if caller:
         overrides["caller"] = {"name": caller}
-    if judge:
-        overrides["judge"] = {"name": judge}
+    overrides.update(_judge_overrides(judge, model_list, judge_model))
     if judge_concurrency is not None:
         overrides["judge_concurrency"] = judge_concurrency
     if _split(conditions):
@@ -190,12 +204,14 @@ def run(
         overrides["rehearse"] = True
     try:
         config = (
-            load_config(config_file, overrides)
+            load_config(config_file, overrides, os.environ)
             if config_file
-            else parse_config(overrides, "command line")
+            else parse_config(overrides, "command line", os.environ)
         )
     except ConfigError as exc:
         fail(str(exc))
+    if judge_model and config.judge.name != "llm":
+        fail(f"--judge-model assigns LLM judges; the run's judge is {config.judge.name!r}")
     _check_names(config, str(config_file or "command line"))
     from flows.systems_cli import check_rehearsal, check_systems
 
@@ -224,6 +240,28 @@ def run(
         emit_json({**summary_json(summary), "rehearsal": config.rehearse})
     else:
         print_summary(summary, rehearsal=config.rehearse)
+
+
+def _judge_overrides(
+    judge: str | None, model_list: Path | None, assignments: list[str] | None
+) -> dict[str, Any]:
+    """``--judge``, ``--model-list`` and ``--judge-model`` as configuration overrides."""
+    from tasks.judges.models import parse_assignments
+    from tasks.model_list import read_model_list_file
+
+    found: dict[str, Any] = {}
+    try:
+        if model_list is not None:
+            found["model_list"] = read_model_list_file(model_list)
+        models = parse_assignments(assignments or [])
+    except ValueError as exc:  # ConfigError is one
+        fail(str(exc))
+    spec: dict[str, Any] = {"name": judge} if judge else {}
+    if models:
+        spec = {"name": judge or "llm", "params": {"models": models}}
+    if spec:
+        found["judge"] = spec
+    return found
 
 
 QUICK_DEFAULTS: dict[str, Any] = {

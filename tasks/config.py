@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
@@ -16,9 +17,11 @@ from pydantic import (
     ValidationError,
     ValidationInfo,
     field_validator,
+    model_validator,
 )
 
 from scenarios.engines import known_domains
+from tasks.model_list import Deployment, dumped, env_model_list, lift_into_environment
 from tasks.systems.spec import ConfigError, SystemSpec
 
 BUILTIN_DEFAULT_LIMIT = 2
@@ -74,9 +77,18 @@ class CallerSpec(BaseModel):
 
 
 class JudgeSpec(BaseModel):
+    """The judge back-end. For ``llm``, ``params.models`` assigns a model name per metric
+    (``tasks.judges.models``) and ``params.model_list`` is the run's model list, copied in
+    from :attr:`BenchmarkConfig.model_list` so every trial (and a later re-scoring) carries
+    it; ``base_url``/``model`` instead name one OpenAI-compatible endpoint for every judge."""
+
     model_config = ConfigDict(extra="forbid", frozen=True)
     name: str = Field(default="offline", description="Judge back-end: offline or llm")
     params: dict[str, Any] = Field(default_factory=dict)
+
+    def uses_endpoint(self) -> bool:
+        """Whether the params name one endpoint (the model list then is not needed)."""
+        return "base_url" in self.params
 
 
 class RunnerSpec(BaseModel):
@@ -129,6 +141,11 @@ class BenchmarkConfig(BaseModel):
     )
     caller: CallerSpec = Field(default_factory=CallerSpec)
     judge: JudgeSpec = Field(default_factory=JudgeSpec)
+    model_list: list[Deployment] | None = Field(
+        default=None,
+        description="LiteLLM model list (the reference's EVA_MODEL_LIST shape); keys only "
+        "as os.environ/NAME references. Default for --judge llm: $EVA_MODEL_LIST",
+    )
     judge_concurrency: int | None = Field(
         default=None,
         ge=1,
@@ -187,6 +204,15 @@ class BenchmarkConfig(BaseModel):
         from tasks.systems.catalogue import expand_systems
 
         return expand_systems(value, info.data.get("systems_dirs") or [])
+
+    @model_validator(mode="after")
+    def _judge_gets_model_list(self) -> BenchmarkConfig:
+        # The judge travels alone (in each trial's spec, in a re-scoring): it carries the list.
+        params = self.judge.params
+        if self.judge.name == "llm" and self.model_list and "model_list" not in params:
+            params = {**params, "model_list": dumped(self.model_list)}
+            self.judge = self.judge.model_copy(update={"params": params})
+        return self
 
     @field_validator("run_id")
     @classmethod
@@ -272,7 +298,11 @@ def config_differences(stored_json: str, current: BenchmarkConfig) -> list[str]:
     return value_differences(stored, current.identity())
 
 
-def load_config(path: Path, overrides: dict[str, Any] | None = None) -> BenchmarkConfig:
+def load_config(
+    path: Path,
+    overrides: dict[str, Any] | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> BenchmarkConfig:
     """Load a YAML config; errors name the file and the offending field."""
     try:
         raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
@@ -286,11 +316,53 @@ def load_config(path: Path, overrides: dict[str, Any] | None = None) -> Benchmar
         raise ConfigError(f"{path}: invalid YAML ({' '.join(str(exc).split())})") from None
     if not isinstance(raw, dict):
         raise ConfigError(f"{path}: top level must be a mapping of config fields")
-    raw.update(overrides or {})
-    return parse_config(raw, source=str(path))
+    return parse_config(merge_overrides(raw, overrides or {}), source=str(path), environ=environ)
 
 
-def parse_config(raw: dict[str, Any], source: str = "<config>") -> BenchmarkConfig:
+def merge_overrides(raw: dict[str, Any], overrides: dict[str, Any]) -> dict[str, Any]:
+    """``raw`` with the command line's ``overrides``; ``--judge``/``--judge-model`` keep
+    the config file's judge params (its model assignments merged with the command line's)."""
+    merged = {**raw, **overrides}
+    old, new = raw.get("judge"), overrides.get("judge")
+    if isinstance(old, dict) and isinstance(new, dict):
+        old_params, new_params = old.get("params") or {}, new.get("params") or {}
+        params = {**old_params, **new_params}
+        models = {**old_params.get("models", {}), **new_params.get("models", {})}
+        if models:
+            params["models"] = models
+        merged["judge"] = {"name": new.get("name", old.get("name")), "params": params}
+    return merged
+
+
+def with_model_list(raw: dict[str, Any], environ: Mapping[str, str] | None) -> dict[str, Any]:
+    """``raw`` with its model list's literal secrets lifted into the environment and, for
+    an llm judge given no list and no endpoint, the list in ``$EVA_MODEL_LIST``."""
+    raw = dict(raw)
+    judge: dict[str, Any] = raw["judge"] if isinstance(raw.get("judge"), dict) else {}
+    params: dict[str, Any] = judge["params"] if isinstance(judge.get("params"), dict) else {}
+    wants = judge.get("name") == "llm" and not raw.get("model_list")
+    if wants and environ is not None and not {"model_list", "base_url"} & set(params):
+        raw["model_list"] = env_model_list(environ)
+    if raw.get("model_list") is not None:
+        raw["model_list"] = lift_into_environment(raw["model_list"])
+    if "model_list" in params:
+        lifted = {**params, "model_list": lift_into_environment(params["model_list"])}
+        raw["judge"] = {**judge, "params": lifted}
+    return raw
+
+
+# Fields whose input may hold a key: an error about them never quotes the input.
+SECRET_FIELDS = ("model_list", "judge")
+
+
+def parse_config(
+    raw: dict[str, Any],
+    source: str = "<config>",
+    environ: Mapping[str, str] | None = None,
+) -> BenchmarkConfig:
+    """Validate a raw configuration. ``environ`` (the command line passes the process
+    environment) supplies ``$EVA_MODEL_LIST`` to an llm judge given no model list."""
+    raw = with_model_list(raw, environ)
     try:
         return BenchmarkConfig.model_validate(raw)
     except ValidationError as exc:
@@ -299,5 +371,10 @@ def parse_config(raw: dict[str, Any], source: str = "<config>") -> BenchmarkConf
             loc = ".".join(str(p) for p in err["loc"]) or "(top level)"
             # A validator's own message already names the value; pydantic prefixes it.
             msg = err["msg"].removeprefix("Value error, ")
-            lines.append(f"{source}: field '{loc}': {msg} (got {err.get('input')!r})")
+            got = (
+                ""
+                if err["loc"][:1] and err["loc"][0] in SECRET_FIELDS
+                else (f" (got {err.get('input')!r})")
+            )
+            lines.append(f"{source}: field '{loc}': {msg}{got}")
         raise ConfigError("\n".join(lines)) from None

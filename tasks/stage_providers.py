@@ -38,16 +38,22 @@ def simulation_providers(spec: TrialSpec) -> list[str]:
 def judge_provider(judge: JudgeSpec) -> str | None:
     """The provider the run's judge calls, or None (offline judges call nobody).
 
-    The llm judge names an endpoint, not a provider: a host the providers table knows for
+    With a model list: its deployments' LiteLLM providers (``bedrock+openai+vertex_ai``).
+    Otherwise the llm judge names an endpoint, not a provider: a host the providers table knows for
     an LLM is that provider (``api.openai.com`` -> ``openai``), any other is its
     ``host:port`` (a local vLLM or Ollama server is a provider of its own).
     """
     if judge.name != PROVIDER_JUDGE:
         return None
-    from tasks.llm_client import ChatEndpoint
+    if judge.params.get("model_list") and not judge.uses_endpoint():
+        # The judges' deployments may span providers: one limit over all of them.
+        from tasks.model_list import deployments
+
+        return "+".join(sorted({d.provider for d in deployments(judge.params["model_list"])}))
+    from tasks.judges.llm import DEFAULT_BASE_URL
     from tasks.systems.providers import PROVIDERS
 
-    url = str(judge.params.get("base_url") or ChatEndpoint.model_fields["base_url"].default)
+    url = str(judge.params.get("base_url") or DEFAULT_BASE_URL)
     where = urlsplit(url if "://" in url else f"https://{url}")
     llms = [p for p in PROVIDERS.values() if p.role == "llm"]
     known = {urlsplit(p.rest).hostname: p.provider for p in llms}

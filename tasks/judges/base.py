@@ -40,12 +40,16 @@ class JudgeConfig(BaseModel):
 
 
 class TokenUsage(BaseModel):
-    """One chat-completions call made by an LLM judge, stored with the metric details."""
+    """One model call made by an LLM judge, stored with the metric details."""
 
-    model: str = Field(description="Model name sent in the request")
+    model: str = Field(description="The provider's model (what the price table names)")
+    model_name: str | None = Field(default=None, description="The model list's name for it")
     input_tokens: int = Field(default=0, description="usage.prompt_tokens of the response")
     output_tokens: int = Field(default=0, description="usage.completion_tokens of the response")
-    attempts: int = Field(default=1, description="HTTP attempts including retries")
+    cost_usd: float | None = Field(
+        default=None, description="LiteLLM's cost of the call (None: model not in its map)"
+    )
+    attempts: int = Field(default=1, description="Logical calls (LiteLLM's retries inside)")
     latency_s: float = Field(default=0.0, description="Wall time of the call incl. retries")
     timestamp: str = Field(default="", description="UTC ISO time the call finished")
 

@@ -1,71 +1,123 @@
-"""The ``llm`` judge: any OpenAI-compatible chat-completions endpoint.
+"""The ``llm`` judge: the reference's judge models, called through LiteLLM.
 
-Our own prompt per judged metric (``prompts.yaml``), temperature 0, the JSON answer parsed
-by the metric with the spec's rules. HTTP, retries with backoff, usage accounting and
-key handling are the shared client's (:mod:`tasks.llm_client`): transport failures,
-408/409/425/429 and 5xx are retried, other 4xx come back as errors, and the API key (read
-from the environment variable named in the parameters) is never stored and is scrubbed
-from error texts. Audio judges send the silence-trimmed track as an ``input_audio`` part.
+Our own prompt per judged metric (``prompts.yaml``), the JSON answer parsed by the metric
+with the spec's rules. Each metric's judge is a ``model_name`` of the run's LiteLLM model
+list (:mod:`tasks.judges.models`: the reference's assignments unless overridden), called
+with the reference's request parameters through :mod:`tasks.llm_router`, which owns the
+client: retries, timeouts, usage and cost are LiteLLM's, and a failed call comes back as
+an error (a metric error with its reason), never an exception.
+
+Without a model list the parameters may name one OpenAI-compatible endpoint
+(``base_url``, ``model``, ``api_key_env``: a local vLLM or Ollama server, a LiteLLM
+proxy); it is called through LiteLLM too, as a list of its own.
+
+Audio judges send the silence-trimmed track (spec 4.7) as an ``input_audio`` part, which
+LiteLLM passes to OpenAI and turns into inline data for Gemini; an answer whose
+``turns`` is empty is asked again after 2**n seconds.
 """
 
 from __future__ import annotations
 
-import random
-import threading
 import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
-import httpx
-from pydantic import ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from tasks.judges.audio import AudioReadError, read_wav, trim_silence, wav_base64
 from tasks.judges.base import JUDGES, JudgeTask, JudgeVerdict, TokenUsage
+from tasks.judges.models import (
+    AUDIO_METRICS,
+    AUDIO_MODEL,
+    default_params,
+    judge_model,
+    unknown_metrics,
+)
 from tasks.judges.parsing import extract_json_values
 from tasks.judges.prompts import render_messages, template
 from tasks.judges.render import prompt_variables, template_key
-from tasks.llm_client import ChatClient, ChatEndpoint, ChatResult, parse_endpoint_params
+from tasks.llm_router import LLMCall, RouterPolicy, complete
+from tasks.model_list import ENV_REF, Deployment, first_deployment
+
+DEFAULT_BASE_URL = "http://127.0.0.1:8000/v1"
+# Sent as the key to an endpoint that needs none: OpenAI's client refuses to send no key.
+NO_KEY = "no-key"
 
 
-class LLMJudgeParams(ChatEndpoint):
-    """Parameters of the llm judge (``judge.params`` in the run config).
-
-    The endpoint fields are the shared client's; the defaults follow the reference's judge
-    client (spec 4.1: five retries, backoff capped at 60 s, 480 s request timeout)."""
+class LLMJudgeParams(BaseModel):
+    """Parameters of the llm judge (``judge.params`` in the run config)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
-    temperature: float | None = Field(
-        default=0.0, ge=0.0, le=2.0, description="0: the same answer for the same evidence"
+    model_list: list[Deployment] | None = Field(
+        default=None, description="LiteLLM model list; each judge picks a model_name from it"
     )
-    timeout_s: float = Field(default=480.0, gt=0, description="Per-request timeout")
-    max_retries: int = Field(default=5, ge=0, le=20, description="Retries after the first try")
-    backoff_cap_s: float = Field(default=60.0, ge=0, description="Longest retry delay")
-    audio_model: str | None = Field(default=None, description="Model for audio judges")
+    models: dict[str, str] = Field(
+        default_factory=dict, description="metric -> model_name (default: the reference's)"
+    )
+    judge_params: dict[str, dict[str, Any]] = Field(
+        default_factory=dict,
+        description="metric -> request params merged over the reference's (model list mode)",
+    )
+    base_url: str = Field(default=DEFAULT_BASE_URL, description="Endpoint mode: incl. /v1")
+    model: str = Field(default="gpt-4o-mini", description="Endpoint mode: the text judges")
+    audio_model: str = Field(default=AUDIO_MODEL, description="Endpoint mode: audio judges")
+    api_key_env: str | None = Field(
+        default=None, description="Endpoint mode: the env var holding the key (none: no auth)"
+    )
+    temperature: float | None = Field(
+        default=0.0, ge=0.0, le=2.0, description="Endpoint mode: sampling temperature"
+    )
+    max_tokens: int | None = Field(default=None, ge=1, description="Endpoint mode: token cap")
+    extra_body: dict[str, Any] = Field(
+        default_factory=dict, description="Endpoint mode: merged into every request body"
+    )
+    timeout_s: float = Field(default=480.0, gt=0, description="Per-request timeout (LiteLLM)")
+    max_retries: int = Field(default=5, ge=0, le=20, description="LiteLLM's retries")
     empty_turns_retries: int = Field(
         default=2, ge=0, le=6, description="Audio judges: re-asks when 'turns' comes back empty"
     )
 
-
-_CLIENTS: dict[str, ChatClient] = {}
-_CLIENTS_LOCK = threading.Lock()
-
-
-def shared_client(params: LLMJudgeParams) -> ChatClient:
-    """One client (one keep-alive connection pool) per endpoint configuration and process:
-    a judge is built for every metric of every attempt, a pool per judge would leak."""
-    key = params.model_dump_json()
-    with _CLIENTS_LOCK:
-        client = _CLIENTS.get(key)
-        if client is None:
-            client = _CLIENTS[key] = ChatClient(params)
-        return client
+    @field_validator("models", "judge_params")
+    @classmethod
+    def _judged_metrics(cls, value: dict[str, Any]) -> dict[str, Any]:
+        if bad := unknown_metrics(value):
+            raise ValueError(f"no LLM judge for {', '.join(bad)}")
+        return value
 
 
-AUDIO_METRICS = {"agent_speech_fidelity", "user_speech_fidelity", "tts_fidelity"}
+class JudgeParamsError(ValueError):
+    """Bad judge parameters (names the fields, never echoes their values: one may be a key)."""
+
+
+def parse_judge_params(raw: Any) -> LLMJudgeParams:
+    try:
+        return LLMJudgeParams.model_validate(dict(raw or {}))
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc']) or '(params)'}: {err['msg']}"
+            for err in exc.errors(include_input=False, include_url=False)
+        )
+        fields = ", ".join(sorted(LLMJudgeParams.model_fields))
+        raise JudgeParamsError(f"llm judge params: {problems} (valid: {fields})") from None
+
+
+def endpoint_deployments(params: LLMJudgeParams) -> list[Deployment]:
+    """Endpoint mode as a model list: every model the judges may ask, at ``base_url``."""
+    key = ENV_REF + params.api_key_env if params.api_key_env else NO_KEY
+    names = dict.fromkeys([params.model, params.audio_model, *params.models.values()])
+    # model_construct: NO_KEY is no secret, but a Deployment refuses any literal key.
+    return [
+        Deployment.model_construct(
+            model_name=name,
+            litellm_params={"model": f"openai/{name}", "api_base": params.base_url, "api_key": key},
+            model_info=None,
+        )
+        for name in names
+    ]
 
 
 class LLMJudge:
-    """Chat-completions judge. ``transport``, ``sleep`` and ``rng`` exist for tests."""
+    """LiteLLM judge. ``sleep`` exists for tests (the waits before re-asking)."""
 
     name = "llm"
 
@@ -73,51 +125,67 @@ class LLMJudge:
         self,
         params: Mapping[str, Any] | LLMJudgeParams | None = None,
         *,
-        transport: httpx.BaseTransport | None = None,
         sleep: Callable[[float], None] = time.sleep,
-        rng: random.Random | None = None,
     ) -> None:
-        self.params = (
-            params
-            if isinstance(params, LLMJudgeParams)
-            else parse_endpoint_params(LLMJudgeParams, params, "llm judge")
-        )
+        self.params = params if isinstance(params, LLMJudgeParams) else parse_judge_params(params)
         self._sleep = sleep
-        if transport is None and sleep is time.sleep and rng is None:
-            self.client = shared_client(self.params)
-        else:
-            self.client = ChatClient(self.params, transport=transport, sleep=sleep, rng=rng)
+        listed = self.params.model_list
+        self.deployments = listed if listed is not None else endpoint_deployments(self.params)
+        self.policy = RouterPolicy(
+            num_retries=self.params.max_retries, timeout_s=self.params.timeout_s
+        )
 
     def prompt_hash(self, metric: str) -> str:
         return template(metric).hash
 
+    def model_name(self, metric: str) -> str:
+        """The model judging ``metric``: a model list's model_name, or the endpoint's model."""
+        if self.params.model_list is not None:
+            return judge_model(metric, self.params.models)
+        if metric in self.params.models:
+            return self.params.models[metric]
+        return self.params.audio_model if metric in AUDIO_METRICS else self.params.model
+
+    def request_params(self, metric: str) -> dict[str, Any]:
+        """The reference's parameters of ``metric``'s judge (model list), or the endpoint's."""
+        if self.params.model_list is not None:
+            return {**default_params(metric), **self.params.judge_params.get(metric, {})}
+        found: dict[str, Any] = {}
+        if self.params.temperature is not None:
+            found["temperature"] = self.params.temperature
+        if self.params.max_tokens:
+            found["max_tokens"] = self.params.max_tokens
+        if self.params.extra_body:
+            found["extra_body"] = dict(self.params.extra_body)
+        return found
+
     def evaluate(self, task: JudgeTask) -> JudgeVerdict:
         key = template_key(task)
+        name = self.model_name(task.metric)
         verdict = JudgeVerdict(
-            judge=self.name,
-            metric=task.metric,
-            prompt_hash=template(key).hash,
-            model=self._model(task),
+            judge=self.name, metric=task.metric, prompt_hash=template(key).hash, model=name
         )
+        deployment = first_deployment(self.deployments, name)
+        if deployment is None:
+            verdict.error = f"llm judge: {task.metric}: model {name!r} is not in the model list"
+            return verdict
         try:
             messages = self._messages(task, key)
         except (AudioReadError, KeyError, TypeError) as exc:
-            verdict.error = str(exc)
+            verdict.error = f"llm judge: {exc}"
             return verdict
+        params = self.request_params(task.metric)
         retries_left = self.params.empty_turns_retries if task.metric in AUDIO_METRICS else 0
         while True:
-            result = self._call(messages, verdict.model or self.params.model)
-            verdict.usage.append(TokenUsage.model_validate(result.usage.model_dump()))
-            verdict.raw_text, verdict.error = result.text, _judge_error(result.error)
-            if result.error or retries_left <= 0 or not _empty_turns(result.text):
+            call = complete(self.deployments, name, messages, params, self.policy)
+            verdict.usage.append(token_usage(call, deployment))
+            verdict.raw_text = call.text
+            verdict.error = None if call.error is None else f"llm judge: {call.error}"
+            if call.error or retries_left <= 0 or not _empty_turns(call.text):
                 return verdict
             retries_left -= 1
-            self._sleep(self.client.backoff(len(verdict.usage)))
-
-    def _model(self, task: JudgeTask) -> str:
-        if task.metric in AUDIO_METRICS and self.params.audio_model:
-            return self.params.audio_model
-        return self.params.model
+            # Spec 4.7: an empty 'turns' list is asked again after 2**attempt seconds.
+            self._sleep(float(2 ** len(verdict.usage)))
 
     def _messages(self, task: JudgeTask, key: str) -> list[dict[str, Any]]:
         system, user = render_messages(key, prompt_variables(task))
@@ -138,14 +206,20 @@ class LLMJudge:
         messages.append({"role": "user", "content": content})
         return messages
 
-    def _call(self, messages: list[dict[str, Any]], model: str) -> ChatResult:
-        """One judge request through the shared client (never raises for HTTP trouble)."""
-        return self.client.complete(messages, model=model)
 
-
-def _judge_error(error: str | None) -> str | None:
-    """The client's error, said as the judge's (the key is already scrubbed from it)."""
-    return None if error is None else f"llm judge: {error}"
+def token_usage(call: LLMCall, deployment: Deployment) -> TokenUsage:
+    """The stored usage row: ``model`` is the deployment's provider model (what the price
+    table and the costs view key on), ``model_name`` the list's name for it."""
+    model = str(deployment.litellm_params["model"])
+    return TokenUsage(
+        model=model.split("/", 1)[1] if "/" in model else model,
+        model_name=call.model_name,
+        input_tokens=call.input_tokens,
+        output_tokens=call.output_tokens,
+        cost_usd=call.cost_usd,
+        latency_s=call.latency_s,
+        timestamp=call.timestamp,
+    )
 
 
 def _empty_turns(text: str) -> bool:

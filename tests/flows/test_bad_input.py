@@ -87,6 +87,10 @@ CASES = [
     Case("run-system", ["run", "--system", "no-such"], ["no-such"]),
     Case("run-caller", ["run", "--caller", "bogus"], ["caller.name", "bogus"]),
     Case("run-judge", ["run", "--judge", "bogus"], ["judge.name", "bogus"]),
+    Case("run-model-list", ["run", "--model-list", "{missing}"], ["--model-list", "{missing}"]),
+    Case("run-model-list-text", ["run", "--model-list", "{file}"], ["--model-list", "{file}"]),
+    Case("run-judge-model", ["run", "--judge-model", "faithfulness"], ["--judge-model"]),
+    Case("run-judge-model-metric", ["run", "--judge-model", "nope=m"], ["--judge-model", "nope"]),
     Case("run-conditions", ["run", "--conditions", "bogus"], ["conditions", "bogus"]),
     Case(
         "run-judge-concurrency-zero",

@@ -12,7 +12,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from prefect import flow, get_run_logger
+from prefect import flow, get_run_logger, task
+from prefect.cache_policies import NO_CACHE
+from prefect.utilities.annotations import quote
 from pydantic import BaseModel, Field
 
 from flows.env import workers_report_here
@@ -27,8 +29,11 @@ from flows.runners import (
 from scenarios.models import Scenario
 from tasks.config import BenchmarkConfig
 from tasks.config_checks import check_names, load_checked, resume_config, stored_config_json
-from tasks.steps import run_trial_step
+from tasks.stage_providers import stage_tag
+from tasks.steps import aggregate_run, run_trial_step
 from tasks.trial import TrialResult, TrialSpec, expand_trials
+
+REPORT = "write-report"
 
 if TYPE_CHECKING:
     # Imported where used: every trial's task context carries this flow, so each Dask
@@ -204,11 +209,11 @@ def run_benchmark(config: BenchmarkConfig, new_run_if_changed: bool = False) -> 
                 f"{len(failures)} trial(s) of run {run_id} failed in their worker; every "
                 "completed trial is stored, re-run the same --run-id to resume"
             ) from failures[0]
-        from tasks.summary import summarize_run
-
-        aggregates = summarize_run(store, run_id)
+        aggregates = aggregate_run(store, run_id)
         phases.lap("summarize")
-        report = _write_report(store, run_id) if config.report else None
+        report = (
+            write_report_task(quote(store), run_id, return_state=False) if config.report else None
+        )
         publish_artifacts(run_id, aggregates, report)
         phases.lap("report")
     phases.lap("stop")  # what closing the runner took beyond summarising and the report
@@ -327,7 +332,20 @@ def _import_report_in_background() -> None:
     threading.Thread(target=load, name="report-imports", daemon=True).start()
 
 
+@task(
+    name=REPORT,
+    tags=[stage_tag(REPORT)],
+    cache_policy=NO_CACHE,
+    persist_result=False,
+    log_prints=False,
+)
+def write_report_task(store: Store, run_id: str) -> str | None:
+    """The report stage: the run's static HTML report."""
+    return _write_report(store, run_id)
+
+
 def _write_report(store: Store, run_id: str) -> str | None:
+    """The report's location; None without the analysis package."""
     try:
         from analysis.report import write_report
     except ImportError:

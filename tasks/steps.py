@@ -5,7 +5,8 @@ inside it each stage is a nested task run of its own, so the flow run's page sho
 ``simulate-attempt`` (every attempt, regenerated ones included), ``validate-attempt``
 (validation metrics and verdict) and ``judge-kept`` (the full metric set, on the kept
 attempt only, when the run scores). Each is tagged ``stage:<name>`` and ``provider:<name>``
-per provider it calls (:mod:`tasks.stage_providers`).
+per provider it calls (:mod:`tasks.stage_providers`). After the trials, ``aggregate-run``
+recomputes the run's aggregates (and the flow's ``write-report`` writes its report).
 
 Retries are for infrastructure only. The stage functions never raise: a crashed call, a
 provider outage or a harness fault becomes an infra_error row that the attempt loop
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
 
 from prefect import tags, task
 from prefect.cache_policies import NO_CACHE
@@ -45,7 +47,11 @@ from tasks.trial import (
     validate_attempt_step,
 )
 
+if TYPE_CHECKING:
+    from tasks.store import Store  # the flow's process only: workers never load pandas
+
 SIMULATE, VALIDATE, JUDGE = "simulate-attempt", "validate-attempt", "judge-kept"
+AGGREGATE = "aggregate-run"
 # Every task keeps its result in memory (the flow stores the trial's rows) and caches
 # nothing (every call is new). A judge slot's API call failing is transient (a restarting
 # server, a lost lease): the judging stages retry it, after these delays.
@@ -142,3 +148,22 @@ PREFECT_STAGES = TrialStages(simulate=_simulate, validate=_validate, judge=_judg
 def run_trial_step(spec: TrialSpec, scenario: Scenario) -> TrialResult:
     """One trial: its attempts and their judging as nested stage tasks."""
     return run_trial(spec, scenario, PREFECT_STAGES)
+
+
+@task(
+    name=AGGREGATE,
+    tags=[stage_tag(AGGREGATE)],
+    cache_policy=NO_CACHE,
+    persist_result=False,
+    log_prints=False,
+)
+def aggregate_run_task(store: Store, run_id: str) -> list[dict[str, Any]]:
+    """The run's aggregates over its committed trials (each metric's latest scoring)."""
+    from tasks.summary import summarize_run
+
+    return summarize_run(store, run_id)
+
+
+def aggregate_run(store: Store, run_id: str) -> list[dict[str, Any]]:
+    """The aggregate stage as the flow calls it (the store quoted: Prefect would walk it)."""
+    return aggregate_run_task(quote(store), run_id, return_state=False)

@@ -83,6 +83,7 @@ def expected_counts(store: Store, run_id: str) -> Counter[str]:
             "validate-attempt": len(trials),
             # the kept attempt only, once per judged trial
             "judge-kept": int((trials["final"] & trials["valid"]).sum()),
+            "aggregate-run": 1,  # after the trials, once (and write-report, with a report)
         }
     )
 
@@ -97,6 +98,7 @@ def test_stages_tags_and_headline_artifact(tmp_path: Path) -> None:
     flow_run_id, run_id = run(quick_text(tmp_path, systems=systems, report=True))
     store = Store(str(tmp_path))
     expected = expected_counts(store, run_id)
+    expected["write-report"] = 1
     runs = task_runs(flow_run_id, sum(expected.values()))
     assert Counter(stage(r) for r in runs) == expected
     parents = {r.id for r in runs if stage(r) == "run-trial"}
@@ -104,6 +106,9 @@ def test_stages_tags_and_headline_artifact(tmp_path: Path) -> None:
         if stage(task_run) in STAGES:
             assert task_run.tags == [f"stage:{stage(task_run)}"]  # offline: no provider
             assert {p.id for p in task_run.task_inputs["__parents__"]} <= parents
+            assert task_run.state_name == "Completed"
+        elif stage(task_run) in ("aggregate-run", "write-report"):
+            assert task_run.tags == [f"stage:{stage(task_run)}"]
             assert task_run.state_name == "Completed"
 
     found = artifacts(flow_run_id)

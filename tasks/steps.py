@@ -50,6 +50,32 @@ from tasks.trial import (
 if TYPE_CHECKING:
     from tasks.store import Store  # the flow's process only: workers never load pandas
 
+# Before each tagged task run Prefect asks its server whether the tags carry concurrency
+# limits, and remembers a "none" for 5 s only. On the run's temporary SQLite server that
+# request often fails at once ("database is locked": its transaction reads, then writes
+# while another write is open) and the client retries only after 2 s: in a paired run of
+# 17 stage-heavy tests the stage tags cost 40 s (161 s without them, 201 s with). Our tags
+# name stages and providers; the judge limit is a named global limit, not a tag limit. So
+# a "none" is remembered for the process's life. A tag limit that exists when a tag set is
+# first seen still applies (a "some" is never remembered); one created mid-run is not seen.
+NO_TAG_LIMIT_MEMORY_S = 24 * 3600.0
+
+
+def remember_tags_without_limits(seconds: float = NO_TAG_LIMIT_MEMORY_S) -> bool:
+    """Make Prefect's "these tags have no limit" memory last ``seconds``; False if this
+    Prefect version has no such memory (nothing changed)."""
+    from prefect.concurrency import services
+
+    cache = getattr(services, "_no_limits_cache", None)
+    if cache is None or not hasattr(cache, "ttl") or not hasattr(cache, "maxsize"):
+        return False
+    if cache.ttl < seconds:
+        services._no_limits_cache = type(cache)(maxsize=cache.maxsize, ttl=seconds)
+    return True
+
+
+remember_tags_without_limits()  # on import: the flow's process and every worker's
+
 SIMULATE, VALIDATE, JUDGE = "simulate-attempt", "validate-attempt", "judge-kept"
 AGGREGATE = "aggregate-run"
 # Every task keeps its result in memory (the flow stores the trial's rows) and caches

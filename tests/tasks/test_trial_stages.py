@@ -122,3 +122,18 @@ def test_simulation_providers(text_trial: tuple[TrialSpec, Scenario]) -> None:
         "deepgram",
         "openai",
     ]
+
+
+def test_prefect_remembers_tags_without_limits_for_the_run() -> None:
+    """Importing the stage tasks makes Prefect's "no tag limit" memory last the process's
+    life (tasks.steps: otherwise each tag set is asked again after 5 s, and on SQLite the
+    request often costs a 2 s retry)."""
+    from prefect.concurrency import services
+
+    from tasks.steps import NO_TAG_LIMIT_MEMORY_S, remember_tags_without_limits
+
+    assert services._no_limits_cache.ttl == NO_TAG_LIMIT_MEMORY_S
+    services._no_limits_cache[frozenset({"tag:stage:probe"})] = True
+    assert remember_tags_without_limits()  # already long: the memory is kept, not replaced
+    assert services._no_limits_cache.get(frozenset({"tag:stage:probe"})) is True
+    services._no_limits_cache.pop(frozenset({"tag:stage:probe"}))

@@ -20,6 +20,7 @@ from flows.app import (  # noqa: F401 - re-exported: ``from flows.cli import app
     out,
 )
 from flows.app import split_values as _split
+from flows.judge_options import JudgeModelOpt, ModelListOpt, judge_options
 from tasks.config import (
     DEFAULT_JUDGE_CONCURRENCY,
     BenchmarkConfig,
@@ -79,21 +80,8 @@ def run(
             "resumes with another N",
         ),
     ] = None,
-    model_list: Annotated[
-        Path | None,
-        typer.Option(
-            "--model-list",
-            help="LiteLLM model list (JSON or YAML; EVA_MODEL_LIST's shape) for --judge llm; "
-            "default: the run config's model_list, else $EVA_MODEL_LIST",
-        ),
-    ] = None,
-    judge_model: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--judge-model",
-            help="METRIC=MODEL_NAME: the model_name judging METRIC (--judge llm); repeatable",
-        ),
-    ] = None,
+    model_list: ModelListOpt = None,
+    judge_model: JudgeModelOpt = None,
     conditions: Annotated[
         list[str] | None, typer.Option(help="Conditions, e.g. clean,noise,accent")
     ] = None,
@@ -246,18 +234,10 @@ def _judge_overrides(
     judge: str | None, model_list: Path | None, assignments: list[str] | None
 ) -> dict[str, Any]:
     """``--judge``, ``--model-list`` and ``--judge-model`` as configuration overrides."""
-    from tasks.judges.models import parse_assignments
-    from tasks.model_list import read_model_list_file
-
-    found: dict[str, Any] = {}
-    try:
-        if model_list is not None:
-            found["model_list"] = read_model_list_file(model_list)
-        models = parse_assignments(assignments or [])
-    except ValueError as exc:  # ConfigError is one
-        fail(str(exc))
+    entries, models = judge_options(model_list, assignments)
+    found: dict[str, Any] = {} if entries is None else {"model_list": entries}
     spec: dict[str, Any] = {"name": judge} if judge else {}
-    if models:
+    if models:  # assigning judge models asks for the llm judge
         spec = {"name": judge or "llm", "params": {"models": models}}
     if spec:
         found["judge"] = spec

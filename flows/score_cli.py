@@ -6,11 +6,12 @@ judge or metric, a scoring name in use) is one line and exit 2.
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from flows.app import DEFAULT_STORE, StoreOpt, app, emit_json, fail, open_store, out, split_values
+from flows.judge_options import JudgeModelOpt, ModelListOpt, judge_options
 
 
 @app.command()
@@ -29,25 +30,31 @@ def score(
     name: Annotated[
         str | None, typer.Option("--name", help="Name of the new scoring (default JUDGE-N)")
     ] = None,
+    model_list: ModelListOpt = None,
+    judge_model: JudgeModelOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON")] = False,
 ) -> None:
     """Judge a stored run again without simulating; stored as a new scoring next to the
     earlier ones (views show each metric's latest). Then re-aggregates the run."""
     from evaflow_core.registry import UnknownNameError
     from tasks.judges import JUDGES
-    from tasks.rescore import ScoringRequest, reaggregate, rescore_run
+    from tasks.rescore import ScoringRequest, reaggregate, rescore_run, run_config
 
     s = open_store(store)
+    entries, models = judge_options(model_list, judge_model)
     request = ScoringRequest(
         run_id=run_id,
-        judge=judge,
+        judge=judge or ("llm" if models else None),
         metrics=split_values(metrics),
         failed_only=failed_only,
         name=name,
     )
     try:
-        if judge is not None:
-            JUDGES.get(judge)
+        if request.judge is not None:
+            JUDGES.get(request.judge)
+        stored = run_config(s, run_id).judge
+        if (request.judge or stored.name) == "llm":
+            request.judge_params = _llm_params(stored, entries, models)
         report = rescore_run(s, request)
     except (UnknownNameError, ValueError) as exc:  # ConfigError is a ValueError
         fail(str(exc).splitlines()[0] if str(exc) else repr(exc))
@@ -60,6 +67,16 @@ def score(
         f"scoring {report.name} of {run_id}: {report.attempts} attempts, {report.rows} metric "
         f"rows in {report.seconds:.1f} s; aggregates rewritten"
     )
+
+
+def _llm_params(stored: Any, entries: list[Any] | None, models: dict[str, str]) -> dict[str, Any]:
+    """The llm judge's params: the run's when its judge was llm, the options over them."""
+    import os
+
+    from tasks.judge_checks import llm_judge_params
+
+    base = stored.params if stored.name == "llm" else {}
+    return llm_judge_params(base, entries, models, os.environ)
 
 
 @app.command()

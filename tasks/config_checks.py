@@ -9,12 +9,12 @@ Pure functions over the configuration (and the store's ``runs`` rows); no Prefec
 from __future__ import annotations
 
 import contextlib
-import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tasks.config import BenchmarkConfig, ConfigError, ScenarioSource, config_differences
+from tasks.judge_checks import judge_problems
 
 if TYPE_CHECKING:
     from scenarios.models import Scenario
@@ -89,67 +89,6 @@ def caller_judge_problems(config: BenchmarkConfig) -> list[str]:
     if config.judge.name not in JUDGES:
         problems.append(_unknown("judge.name", "judge", [config.judge.name], JUDGES.names()))
     return problems
-
-
-def judged_metrics(config: BenchmarkConfig) -> list[str]:
-    """The run's metrics an LLM judge answers: validation always, the rest when scoring;
-    the audio judges only in audio mode (text-mode attempts have no audio to judge)."""
-    import tasks.metrics  # noqa: F401 - importing the package registers every metric
-    from tasks.judges.models import AUDIO_METRICS, JUDGED_METRICS
-    from tasks.metrics.base import DEFAULT_METRICS, VALIDATION_METRICS, canonical_metric_name
-
-    chosen = list(config.metrics) if config.metrics is not None else list(DEFAULT_METRICS)
-    names = [*VALIDATION_METRICS, *(chosen if config.score else [])]
-    wanted = {canonical_metric_name(n) for n in names}
-    if config.mode != "audio":
-        wanted -= set(AUDIO_METRICS)
-    return [m for m in JUDGED_METRICS if m in wanted]
-
-
-def judge_problems(config: BenchmarkConfig, environ: Mapping[str, str] | None = None) -> list[str]:
-    """An llm judge can call every model it is assigned: there is a model list (or one
-    endpoint), each judge's model is in it, and each deployment's key variables are set.
-    One line per missing model or variable, naming the judges that need it."""
-    from tasks.judges.llm import parse_judge_params
-    from tasks.judges.models import judge_model
-    from tasks.model_list import first_deployment, missing_variables, model_names
-
-    judge = config.judge
-    if judge.name != "llm" or judge.uses_endpoint():
-        return []
-    try:
-        params = parse_judge_params(judge.params)
-    except ValueError as exc:  # names the fields, never quotes a value (it may be a key)
-        return [f"field 'judge.params': {exc}"]
-    if not params.model_list:
-        return [
-            "judge llm has no model list: set EVA_MODEL_LIST (JSON), pass --model-list PATH "
-            "or put model_list in the run config"
-        ]
-    env = os.environ if environ is None else environ
-    absent: dict[str, list[str]] = {}
-    unset: dict[str, list[str]] = {}
-    for metric in judged_metrics(config):
-        name = judge_model(metric, params.models)
-        deployment = first_deployment(params.model_list, name)
-        if deployment is None:
-            absent.setdefault(name, []).append(metric)
-            continue
-        for variable in missing_variables(deployment, env):
-            unset.setdefault(variable, []).append(f"{metric} ({name})")
-    valid = ", ".join(model_names(params.model_list))
-    return [
-        *(
-            f"judge {', '.join(metrics)}: model {name!r} is not in the model list (its "
-            f"model_name values: {valid}); add it or choose one with --judge-model "
-            f"{metrics[0]}=NAME"
-            for name, metrics in absent.items()
-        ),
-        *(
-            f"judge {', '.join(judges)}: environment variable {variable} is not set"
-            for variable, judges in unset.items()
-        ),
-    ]
 
 
 def accent_conditions(config: BenchmarkConfig) -> list[str]:

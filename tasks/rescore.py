@@ -37,6 +37,11 @@ class ScoringRequest(BaseModel):
     metrics: list[str] | None = Field(default=None, description="A subset; None: all")
     failed_only: bool = Field(default=False, description="Only metrics whose value errored")
     name: str | None = Field(default=None, description="The new scoring's name")
+    judge_params: dict[str, Any] | None = Field(
+        default=None,
+        description="The llm judge's params from the command (model list, assignments) "
+        "over the run's; None: the run's",
+    )
 
 
 class ScoringReport(BaseModel):
@@ -56,6 +61,29 @@ def run_config(store: Store, run_id: str) -> BenchmarkConfig:
         known = ", ".join(store.run_ids()) or "none"
         raise ConfigError(f"no run {run_id!r} in the store (runs: {known})")
     return BenchmarkConfig.model_validate_json(stored)
+
+
+def scoring_judge(config: BenchmarkConfig, request: ScoringRequest) -> JudgeSpec:
+    """The judge of a new scoring: the run's, or the requested back-end with the run's
+    params when it is the run's; an llm judge that cannot call its models is a
+    ConfigError naming them (before anything is judged or stored)."""
+    from tasks.judge_checks import judged_metrics, llm_judge_problems
+    from tasks.metrics.base import canonical_metric_name
+
+    name = request.judge or config.judge.name
+    params = config.judge.params if name == config.judge.name else {}
+    if request.judge_params is not None:
+        params = request.judge_params
+    judge = JudgeSpec(name=name, params=params)
+    if name == "llm":
+        wanted = judged_metrics(config)
+        if request.metrics is not None:
+            asked = {canonical_metric_name(m) for m in request.metrics}
+            wanted = [m for m in wanted if m in asked]
+        problems = llm_judge_problems(params, wanted)
+        if problems:
+            raise ConfigError("; ".join(problems))
+    return judge
 
 
 def scoring_name(request: ScoringRequest, existing: list[str], judge: str) -> str:
@@ -133,10 +161,7 @@ def rescore_run(
     config = run_config(store, request.run_id)
     if request.metrics is not None:
         resolve_metric_names(request.metrics)  # UnknownNameError lists the valid names
-    judge = JudgeSpec(
-        name=request.judge or config.judge.name,
-        params=config.judge.params if request.judge in (None, config.judge.name) else {},
-    )
+    judge = scoring_judge(config, request)
     metrics = store.read("metrics", request.run_id)
     name = scoring_name(request, scoring_names(metrics), judge.name)
     scenarios = {s.key: s for s in (load_scenarios or _load(load_checked))(config)}

@@ -176,6 +176,21 @@ CASES = [
     Case("score-judge", ["score", RUN, "--store", "{store}", "--judge", "bogus"], ["bogus"]),
     Case("score-metrics", ["score", RUN, "--store", "{store}", "--metrics", "nope"], ["nope"]),
     Case("score-name", ["score", RUN, "--store", "{store}", "--name", "a/b"], ["a/b"]),
+    Case(
+        "score-model-list",
+        ["score", RUN, "--store", "{store}", "--model-list", "{missing}"],
+        ["--model-list", "{missing}"],
+    ),
+    Case(
+        "score-judge-model",
+        ["score", RUN, "--store", "{store}", "--judge-model", "nope=m"],
+        ["--judge-model", "nope"],
+    ),
+    Case(
+        "score-llm-no-list",
+        ["score", RUN, "--store", "{store}", "--judge", "llm"],
+        ["EVA_MODEL_LIST", "--model-list"],
+    ),
     Case("aggregate-unknown-run", ["aggregate", "no-such", "--store", "{store}"], ["no-such"]),
     Case("aggregate-missing-store", ["aggregate", RUN, "--store", "{missing}"], ["{missing}"]),
     # --- analyze
@@ -301,6 +316,21 @@ CASES = [
     ),
     Case("judges-judge", ["judges", "validate", "--set", "{dir}", "--judge", "bogus"], ["bogus"]),
     Case("judges-metric", ["judges", "validate", "--set", "{dir}", "--metric", "bogus"], ["bogus"]),
+    Case(
+        "judges-model-list",
+        ["judges", "validate", "--set", "{dir}", "--judge", "llm", "--model-list", "{file}"],
+        ["--model-list", "{file}"],
+    ),
+    Case(
+        "judges-judge-model",
+        ["judges", "validate", "--set", "{dir}", "--judge", "llm", "--judge-model", "x"],
+        ["--judge-model", "x"],
+    ),
+    Case(
+        "judges-llm-no-list",
+        ["judges", "validate", "--set", "{dir}", "--judge", "llm"],
+        ["EVA_MODEL_LIST"],
+    ),
     # --- systems
     Case("systems-list-dir", ["systems", "list", "--systems-dir", "{missing}"], ["{missing}"]),
     Case("systems-show-unknown", ["systems", "show", "no-such"], ["no-such"]),
@@ -427,6 +457,7 @@ def tripwires(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     monkeypatch.setattr(flows.env, "configure_prefect", _tripwire("Prefect"))
     monkeypatch.setattr(Store, "_write_atomic", _tripwire("a store write"))
     monkeypatch.setenv("EVAFLOW_SYSTEMS_PATH", "")
+    monkeypatch.delenv("EVA_MODEL_LIST", raising=False)  # an llm judge then has no list
     monkeypatch.chdir(tmp_path)  # the default ./evaflow-data would land here
     return tmp_path
 

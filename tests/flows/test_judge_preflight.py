@@ -16,6 +16,7 @@ import pytest
 
 from flows.cli import main
 from tasks.model_list import lifted_name
+from tests.fake_llm import FakeChatServer, fake_llm_fixture, text_reply  # noqa: F401
 
 KEY_VAR = "EVAFLOW_TEST_JUDGE_KEY_41"
 SECRET = "sk-judge-preflight-secret-9e0b"
@@ -157,3 +158,41 @@ def test_bad_judge_params_name_the_field_not_the_value(
     config.write_text(json.dumps({"judge": {"name": "llm", "params": {"timeout_s": SECRET}}}))
     line = one_error_line(["run", "--config", str(config)], capsys)
     assert "judge.params" in line and "timeout_s" in line and SECRET not in line
+
+
+def test_judges_validate_with_the_llm_judge_prints_agreement(
+    cli: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    eva_root: Path,
+    fake_llm: FakeChatServer,
+) -> None:
+    """``evaflow judges validate --judge llm`` on the human-labelled faithfulness set, the
+    list from ``EVA_MODEL_LIST`` at a local stand-in: every row reaches the faithfulness
+    model and the agreement is printed. The stand-in always answers 3, so the accuracy is
+    the share of human 3s (the set has other ratings too: strictly between 0 and 1)."""
+    dims = [
+        "fabricating_tool_parameters",
+        "misrepresenting_tool_result",
+        "violating_policies",
+        "failing_to_disambiguate",
+        "hallucination",
+    ]
+    answer = {"dimensions": {d: {"rating": 3, "flagged": False} for d in dims}, "rating": 3}
+    fake_llm.fallback = text_reply(json.dumps(answer))
+    items = entries()
+    for item in items:
+        item["litellm_params"]["api_base"] = fake_llm.base_url
+    monkeypatch.setenv("EVA_MODEL_LIST", json.dumps(items))
+    argv = ["judges", "validate", "--set", str(eva_root / "judge_validation"), "--judge", "llm"]
+    argv += ["--metric", "faithfulness"]
+    assert "EVAFLOW_TEST_JUDGE_KEY_41" in one_error_line(argv, capsys)  # no key yet
+    assert not fake_llm.requests
+    monkeypatch.setenv(KEY_VAR, "sk-validate")
+    assert main([*argv, "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)["metrics"]["faithfulness"]
+    models = {r.body["model"] for r in fake_llm.requests}
+    assert models == {["openai", "us.anthropic.claude-opus-4-6-v1"][1]}
+    rows = [json.loads(line) for line in (eva_root / "judge_validation/faithfulness.jsonl").open()]
+    assert len(fake_llm.requests) == len(rows) and report["errors"] == 0
+    assert report["n"] > 0 and 0.0 < report["accuracy"] < 1.0

@@ -1,0 +1,43 @@
+"""The LLM judges' command-line options, shared by ``run``, ``score`` and ``judges
+validate``: ``--model-list PATH`` and ``--judge-model METRIC=MODEL_NAME``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from flows.app import fail
+
+ModelListOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--model-list",
+        help="LiteLLM model list (JSON or YAML; EVA_MODEL_LIST's shape) for --judge llm; "
+        "default: the run's, else $EVA_MODEL_LIST",
+    ),
+]
+JudgeModelOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--judge-model",
+        help="METRIC=MODEL_NAME: the model_name judging METRIC (--judge llm); repeatable",
+    ),
+]
+
+
+def judge_options(
+    model_list: Path | None, assignments: list[str] | None
+) -> tuple[list[Any] | None, dict[str, str]]:
+    """(the list read from ``--model-list``, the ``--judge-model`` assignments); a bad
+    file or assignment is one line and exit 2."""
+    from tasks.judges.models import parse_assignments
+    from tasks.model_list import read_model_list_file
+
+    try:
+        entries = read_model_list_file(model_list) if model_list is not None else None
+        return entries, parse_assignments(assignments or [])
+    except ValueError as exc:  # ConfigError is one
+        fail(str(exc))
+    raise AssertionError("unreachable: fail() exits")

@@ -12,8 +12,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from prefect import flow, get_run_logger, task
-from prefect.cache_policies import NO_CACHE
+from prefect import flow, get_run_logger
 from prefect.utilities.annotations import quote
 from pydantic import BaseModel, Field
 
@@ -29,8 +28,7 @@ from flows.runners import (
 from scenarios.models import Scenario
 from tasks.config import BenchmarkConfig
 from tasks.config_checks import check_names, load_checked, resume_config, stored_config_json
-from tasks.stage_providers import stage_tag
-from tasks.steps import aggregate_run, run_trial_step
+from tasks.steps import aggregate_run, run_trial_step, stage_task
 from tasks.trial import TrialResult, TrialSpec, expand_trials
 
 REPORT = "write-report"
@@ -332,13 +330,7 @@ def _import_report_in_background() -> None:
     threading.Thread(target=load, name="report-imports", daemon=True).start()
 
 
-@task(
-    name=REPORT,
-    tags=[stage_tag(REPORT)],
-    cache_policy=NO_CACHE,
-    persist_result=False,
-    log_prints=False,
-)
+@stage_task(REPORT)
 def write_report_task(store: Store, run_id: str) -> str | None:
     """The report stage: the run's static HTML report."""
     return _write_report(store, run_id)

@@ -84,6 +84,19 @@ AGGREGATE = "aggregate-run"
 SLOT_RETRY_DELAYS_S = [1.0, 10.0]
 
 
+def stage_task(name: str, **options: Any) -> Any:
+    """Prefect's ``@task`` for a stage: named and tagged ``stage:<name>``, its result kept in
+    memory and never cached (see above), plus ``options`` (retries)."""
+    return task(
+        name=name,
+        tags=[stage_tag(name)],
+        cache_policy=NO_CACHE,
+        persist_result=False,
+        log_prints=False,
+        **options,
+    )
+
+
 @contextmanager
 def judge_slot(spec: TrialSpec) -> Iterator[None]:
     """Hold one slot of the run's judge provider limit (``judge:<provider>``, created at
@@ -103,27 +116,13 @@ def _judge_tags(spec: TrialSpec) -> list[str]:
     return provider_tags([provider] if provider else [])
 
 
-@task(
-    name=SIMULATE,
-    tags=[stage_tag(SIMULATE)],
-    cache_policy=NO_CACHE,
-    persist_result=False,
-    log_prints=False,
-)
+@stage_task(SIMULATE)
 def simulate_attempt_task(spec: TrialSpec, scenario: Scenario, attempt: int) -> AttemptRecord:
     """One call; never retried (see the module's docstring)."""
     return simulate_attempt_step(spec, scenario, attempt)
 
 
-@task(
-    name=VALIDATE,
-    tags=[stage_tag(VALIDATE)],
-    cache_policy=NO_CACHE,
-    persist_result=False,
-    log_prints=False,
-    retries=len(SLOT_RETRY_DELAYS_S),
-    retry_delay_seconds=SLOT_RETRY_DELAYS_S,
-)
+@stage_task(VALIDATE, retries=len(SLOT_RETRY_DELAYS_S), retry_delay_seconds=SLOT_RETRY_DELAYS_S)
 def validate_attempt_task(
     spec: TrialSpec, scenario: Scenario, record: AttemptRecord
 ) -> AttemptResult:
@@ -132,15 +131,7 @@ def validate_attempt_task(
         return validate_attempt_step(spec, scenario, record)
 
 
-@task(
-    name=JUDGE,
-    tags=[stage_tag(JUDGE)],
-    cache_policy=NO_CACHE,
-    persist_result=False,
-    log_prints=False,
-    retries=len(SLOT_RETRY_DELAYS_S),
-    retry_delay_seconds=SLOT_RETRY_DELAYS_S,
-)
+@stage_task(JUDGE, retries=len(SLOT_RETRY_DELAYS_S), retry_delay_seconds=SLOT_RETRY_DELAYS_S)
 def judge_kept_task(spec: TrialSpec, scenario: Scenario, kept: AttemptResult) -> AttemptResult:
     """The full metric set on the kept attempt, within the judge provider's limit."""
     with judge_slot(spec):
@@ -176,13 +167,7 @@ def run_trial_step(spec: TrialSpec, scenario: Scenario) -> TrialResult:
     return run_trial(spec, scenario, PREFECT_STAGES)
 
 
-@task(
-    name=AGGREGATE,
-    tags=[stage_tag(AGGREGATE)],
-    cache_policy=NO_CACHE,
-    persist_result=False,
-    log_prints=False,
-)
+@stage_task(AGGREGATE)
 def aggregate_run_task(store: Store, run_id: str) -> list[dict[str, Any]]:
     """The run's aggregates over its committed trials (each metric's latest scoring)."""
     from tasks.summary import summarize_run

@@ -214,8 +214,9 @@ class Store:
         runs = run_ids or self.run_ids()
         if not self.local:
             con.register_filesystem(self.fs)
+        listed: dict[str, list[str]] = {}
         for table in SCHEMAS:
-            files = [p for run in runs for p in self.parts(table, run)]
+            files = listed[table] = [p for run in runs for p in self.parts(table, run)]
             con.register(f"_empty_{table}", SCHEMAS[table].empty_table())
             if not files:
                 con.execute(f"CREATE VIEW {table}_all AS SELECT * FROM _empty_{table}")
@@ -235,7 +236,7 @@ class Store:
                 continue
             if table in ATTEMPT_TABLES:
                 rows = f"SELECT * FROM {table}_all WHERE batch IN (SELECT batch FROM trials_all)"
-                if table == "metrics" and (scoring is not None or self._rescored(runs)):
+                if table == "metrics" and (scoring is not None or _rescored(listed[table])):
                     from tasks.scorings import latest_metrics_sql
 
                     rows = latest_metrics_sql(rows, scoring)
@@ -246,16 +247,6 @@ class Store:
 
         register_cost_views(con)  # prices, usage, costs (over the views above)
         return con
-
-    def _rescored(self, runs: list[str]) -> bool:
-        """Whether any of ``runs`` holds a re-scoring. Without one each metric has one
-        scoring, the run's own, so ``metrics`` needs no latest-scoring window: over 10 M
-        rows that window made every metric query 4-9x slower (benchmarks, store group)."""
-        return any(
-            posixpath.basename(p).startswith(SCORING_PREFIX)
-            for run in runs
-            for p in self.parts("metrics", run)
-        )
 
     def query(self, sql: str, run_ids: list[str] | None = None) -> pd.DataFrame:
         con = None
@@ -269,6 +260,13 @@ class Store:
         finally:
             if con is not None:
                 con.close()
+
+
+def _rescored(metric_parts: list[str]) -> bool:
+    """Whether any of the listed metrics parts is a re-scoring. Without one each metric has
+    one scoring, the run's own, so ``metrics`` needs no latest-scoring window: over 10 M
+    rows that window made every metric query 4-9x slower (benchmarks, store group)."""
+    return any(posixpath.basename(p).startswith(SCORING_PREFIX) for p in metric_parts)
 
 
 def _safe_component(value: str, what: str) -> str:

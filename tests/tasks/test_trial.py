@@ -11,15 +11,13 @@ import pytest
 import tasks.metrics.runner as runner_mod
 import tasks.simulation as simulation_mod
 from scenarios.models import Scenario
-from tasks.config import BenchmarkConfig, SystemSpec
 from tasks.judges import make_judge
 from tasks.judges.base import JudgeTask, JudgeVerdict
 from tasks.metrics.base import VALIDATION_METRICS
 from tasks.records import AttemptRecord
 from tasks.scoring import composite_scores, judged_names, metric_names
-from tasks.sources import load_source
 from tasks.tables import metric_rows
-from tasks.trial import expand_trials, run_trial
+from tasks.trial import run_trial
 from tasks.trial_spec import TrialSpec
 
 
@@ -37,21 +35,6 @@ class CountingJudge:
 
     def prompt_hash(self, metric: str) -> str:
         return self.inner.prompt_hash(metric)
-
-
-@pytest.fixture(scope="module")
-def text_trial() -> tuple[TrialSpec, Scenario]:
-    config = BenchmarkConfig(
-        run_id="judge-kept",
-        systems=[SystemSpec(name="text", agent="text")],
-        mode="text",
-        conditions=["clean"],
-        trials=1,
-        max_attempts=3,
-    )
-    scenarios = {s.key: s for s in load_source(config.scenarios)}
-    spec = expand_trials(config, list(scenarios.values()), None)[0]
-    return spec, scenarios[spec.scenario_key]
 
 
 def _unfinished_first(monkeypatch: pytest.MonkeyPatch, bad: int) -> None:

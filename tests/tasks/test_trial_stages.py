@@ -11,14 +11,12 @@ import pytest
 
 import tasks.simulation as simulation_mod
 from scenarios.models import Scenario
-from tasks.config import BenchmarkConfig, JudgeSpec, SystemSpec
+from tasks.config import JudgeSpec, SystemSpec
 from tasks.records import AttemptRecord
-from tasks.sources import load_source
 from tasks.stage_providers import judge_limit_name, judge_provider, simulation_providers
 from tasks.trial import (
     AttemptResult,
     TrialStages,
-    expand_trials,
     judge_kept,
     run_attempt,
     run_trial,
@@ -26,21 +24,6 @@ from tasks.trial import (
     validate_attempt_step,
 )
 from tasks.trial_spec import TrialSpec
-
-
-@pytest.fixture(scope="module")
-def text_trial() -> tuple[TrialSpec, Scenario]:
-    config = BenchmarkConfig(
-        run_id="stages",
-        systems=[SystemSpec(name="text", agent="text")],
-        mode="text",
-        conditions=["clean"],
-        trials=1,
-        max_attempts=3,
-    )
-    scenarios = {s.key: s for s in load_source(config.scenarios)}
-    spec = expand_trials(config, list(scenarios.values()), None)[0]
-    return spec, scenarios[spec.scenario_key]
 
 
 def counting_stages(calls: Counter[str]) -> TrialStages:

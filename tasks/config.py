@@ -21,7 +21,14 @@ from pydantic import (
 )
 
 from scenarios.engines import known_domains
-from tasks.model_list import Deployment, dumped, env_model_list, lift_into_environment
+from tasks.model_list import (
+    Deployment,
+    dumped,
+    env_model_list,
+    env_ref_name,
+    is_secret_param,
+    lift_into_environment,
+)
 from tasks.systems.spec import ConfigError, SystemSpec
 
 BUILTIN_DEFAULT_LIMIT = 2
@@ -351,6 +358,25 @@ def with_model_list(raw: dict[str, Any], environ: Mapping[str, str] | None) -> d
     return raw
 
 
+def refuse_component_secrets(raw: dict[str, Any], source: str) -> None:
+    """An ``llm`` agent's or caller's own ``params.model_list`` names its keys as
+    ``os.environ/NAME``: a literal key there would be stored with the run (the run-level
+    list's are lifted, but two lists lifting to the same variable would swap keys)."""
+    specs = [(f"systems.{i}", s) for i, s in enumerate(raw.get("systems") or [])]
+    for where, spec in [*specs, ("caller", raw.get("caller"))]:
+        params = spec.get("params") if isinstance(spec, dict) else None
+        entries = params.get("model_list") if isinstance(params, dict) else None
+        for i, entry in enumerate(entries if isinstance(entries, list) else []):
+            litellm = entry.get("litellm_params") if isinstance(entry, dict) else None
+            for key, value in (litellm or {}).items():
+                literal = isinstance(value, str) and value and env_ref_name(value) is None
+                if is_secret_param(key) and literal:  # the value is never quoted: a key
+                    raise ConfigError(
+                        f"{source}: field '{where}.params.model_list.{i}.litellm_params."
+                        f"{key}' holds a literal secret; write os.environ/NAME"
+                    )
+
+
 # Fields whose input may hold a key: an error about them never quotes the input.
 SECRET_FIELDS = ("model_list", "judge")
 
@@ -363,6 +389,7 @@ def parse_config(
     """Validate a raw configuration. ``environ`` (the command line passes the process
     environment) supplies ``$EVA_MODEL_LIST`` to an llm judge given no model list."""
     raw = with_model_list(raw, environ)
+    refuse_component_secrets(raw, source)
     try:
         return BenchmarkConfig.model_validate(raw)
     except ValidationError as exc:

@@ -42,8 +42,7 @@ def agent_components(run_id: str, system: dict[str, Any]) -> list[MeteredCompone
     if agent in OFFLINE_AGENTS:
         return []
     if agent == "llm":
-        model = params.get("model")
-        return [_agent(run_id, name, "llm", "openai-compatible", model)]
+        return [_agent(run_id, name, "llm", "openai-compatible", llm_model(params))]
     components = params.get("components") or {}
     if not components:
         # An external agent (ws://) that declares nothing: only its own usage events say.
@@ -61,7 +60,7 @@ def caller_components(run_id: str, caller: dict[str, Any]) -> list[MeteredCompon
     params = caller.get("params") or {}
     found = []
     if name == "llm":
-        found.append(_caller(run_id, "llm", "openai-compatible", params.get("model")))
+        found.append(_caller(run_id, "llm", "openai-compatible", llm_model(params)))
     elif name == "openai_realtime":
         model = params.get("model") or DEFAULT_REALTIME_CALLER_MODEL
         found.append(_caller(run_id, "realtime", "openai-realtime", model))
@@ -71,6 +70,17 @@ def caller_components(run_id: str, caller: dict[str, Any]) -> list[MeteredCompon
         voice_model = voice.get("voice") if isinstance(voice, dict) else voice
         found.append(_caller(run_id, "tts", str(tts), str(voice_model) if voice_model else tts))
     return found
+
+
+def llm_model(params: dict[str, Any]) -> Any:
+    """The model an ``llm`` agent or caller reports usage under (``tasks.llm_chat``): its
+    ``model``, or with a ``model_list`` the provider's model of that ``model_name``."""
+    model = params.get("model")
+    for entry in params.get("model_list") or []:
+        if isinstance(entry, dict) and entry.get("model_name") == model:
+            full = str((entry.get("litellm_params") or {}).get("model") or "")
+            return full.split("/", 1)[1] if "/" in full else (full or model)
+    return model
 
 
 def run_components(run_id: str, specs_json: str | None) -> list[MeteredComponent]:

@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from tasks.judges.audio import AudioReadError, read_wav, trim_silence, wav_base64
 from tasks.judges.base import JUDGES, JudgeTask, JudgeVerdict, TokenUsage
@@ -36,12 +36,9 @@ from tasks.judges.models import (
 from tasks.judges.parsing import extract_json_values
 from tasks.judges.prompts import render_messages, template
 from tasks.judges.render import prompt_variables, template_key
+from tasks.llm_chat import DEFAULT_BASE_URL, endpoint_deployment, parse_params
 from tasks.llm_router import LLMCall, RouterPolicy, complete
-from tasks.model_list import ENV_REF, Deployment, first_deployment
-
-DEFAULT_BASE_URL = "http://127.0.0.1:8000/v1"
-# Sent as the key to an endpoint that needs none: OpenAI's client refuses to send no key.
-NO_KEY = "no-key"
+from tasks.model_list import Deployment, first_deployment
 
 
 class LLMJudgeParams(BaseModel):
@@ -90,30 +87,13 @@ class JudgeParamsError(ValueError):
 
 
 def parse_judge_params(raw: Any) -> LLMJudgeParams:
-    try:
-        return LLMJudgeParams.model_validate(dict(raw or {}))
-    except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc']) or '(params)'}: {err['msg']}"
-            for err in exc.errors(include_input=False, include_url=False)
-        )
-        fields = ", ".join(sorted(LLMJudgeParams.model_fields))
-        raise JudgeParamsError(f"llm judge params: {problems} (valid: {fields})") from None
+    return parse_params(LLMJudgeParams, raw, "llm judge", JudgeParamsError)
 
 
 def endpoint_deployments(params: LLMJudgeParams) -> list[Deployment]:
     """Endpoint mode as a model list: every model the judges may ask, at ``base_url``."""
-    key = ENV_REF + params.api_key_env if params.api_key_env else NO_KEY
     names = dict.fromkeys([params.model, params.audio_model, *params.models.values()])
-    # model_construct: NO_KEY is no secret, but a Deployment refuses any literal key.
-    return [
-        Deployment.model_construct(
-            model_name=name,
-            litellm_params={"model": f"openai/{name}", "api_base": params.base_url, "api_key": key},
-            model_info=None,
-        )
-        for name in names
-    ]
+    return [endpoint_deployment(name, params.base_url, params.api_key_env) for name in names]
 
 
 class LLMJudge:

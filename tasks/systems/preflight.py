@@ -3,7 +3,7 @@
 For each system, per component (the provider facts come from :mod:`tasks.systems.providers`):
 
 * variables: its catalogue file's ``env``, any ``${VAR}`` left unresolved, ``*_env``
-  parameters, and each component's API key variable;
+  parameters and ``os.environ/NAME`` references, and each component's API key variable;
 * network (skipped by ``evaflow run --no-preflight``, or ``EVAFLOW_PREFLIGHT_NETWORK=0``
   for a flow started otherwise): every host a component talks to (its parameter, the
   client's variable, or the provider's default host) accepts a TCP connection, and one
@@ -36,6 +36,7 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, ConfigDict
 
 from tasks.config import ConfigError, SystemSpec
+from tasks.model_list import env_ref_name
 from tasks.systems import probes
 from tasks.systems.build_check import build_checks
 from tasks.systems.catalogue import SystemEntry, load_catalogue, unresolved
@@ -80,9 +81,12 @@ def endpoints(value: Any) -> list[str]:
 
 
 def env_params(value: Any) -> list[str]:
-    """Variable names given by ``*_env`` parameters (e.g. ``api_key_env``), nested."""
+    """Variable names given by ``*_env`` parameters (e.g. ``api_key_env``) and by
+    ``os.environ/NAME`` references (the keys of an ``llm`` agent's model list), nested."""
     names: list[str] = []
-    if isinstance(value, Mapping):
+    if isinstance(value, str) and (name := env_ref_name(value)):
+        names.append(name)
+    elif isinstance(value, Mapping):
         for key, item in value.items():
             if str(key).endswith("_env") and isinstance(item, str) and item:
                 names.append(item)

@@ -233,6 +233,11 @@ CASES = [
         ["serve-agent", "reference", "--param", "novalue"],
         ["--param", "novalue"],
     ),
+    Case(
+        "serve-agent-llm-params",  # the llm agent's params are checked at start-up
+        ["serve-agent", "llm", "--param", "modle=x"],
+        ["llm", "modle"],
+    ),
     # --- scenarios
     Case(
         "scenarios-list-eva-root", ["scenarios", "list", "--eva-root", "{missing}"], ["{missing}"]

@@ -160,3 +160,23 @@ def test_reference_assignments_and_overrides() -> None:
 def test_judge_provider_of_a_model_list() -> None:
     spec = JudgeSpec(name="llm", params={"model_list": eva_list()})
     assert judge_provider(spec) == "bedrock+openai+vertex_ai"
+
+
+@pytest.mark.parametrize("where", ["systems.0", "caller"])
+def test_an_llm_component_list_must_reference_its_keys(where: str) -> None:
+    """An agent's or caller's own list is stored with the run: a literal key is refused
+    (naming the field, never the value); references pass."""
+    entry = {"model_name": "m", "litellm_params": {"model": "openai/m", "api_key": SECRET}}
+    params = {"model": "m", "model_list": [entry]}
+    raw: dict[str, Any] = (
+        {"systems": [{"name": "mine", "agent": "llm", "params": params}]}
+        if where == "systems.0"
+        else {"caller": {"name": "llm", "params": params}}
+    )
+    field = f"'{where}.params.model_list.0.litellm_params.api_key'"
+    with pytest.raises(ConfigError, match=field) as info:
+        parse_config(raw, "run.yaml")
+    assert SECRET not in str(info.value)
+    entry["litellm_params"]["api_key"] = "os.environ/MY_KEY"
+    config = parse_config(raw, "run.yaml")
+    assert SECRET not in config.model_dump_json()

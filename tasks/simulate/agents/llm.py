@@ -1,4 +1,9 @@
-"""``llm``: an OpenAI-compatible chat model as the agent's brain (EVA spec 7.5 cascade loop).
+"""``llm``: a chat model as the agent's brain (EVA spec 7.5 cascade loop), through LiteLLM.
+
+The model is an OpenAI-compatible endpoint (``base_url``, ``model``, ``api_key_env``) or a
+``model_name`` of a LiteLLM ``model_list`` (:mod:`tasks.llm_chat`); building the session
+warms LiteLLM, so its import is never part of a turn's latency (the virtual clock charges a
+turn's wall time, see ``compute_kind``).
 
 Text mode: the model gets the caller's words as text. Audio mode: the reference cascade's
 VAD -> STT in front and TTS behind, with this policy in place of the trace-guided one.
@@ -9,28 +14,25 @@ capped at ``max_tool_rounds`` model responses that ask for tools (the last allow
 sets ``tool_choice="none"`` so the model must speak). Tools run through the trial's
 ``ToolGateway`` so the harness logs them with call times. ``transfer_to_agent`` is not
 executed: it is logged with ``{"status": "transfer_initiated"}``, the transfer sentence is
-spoken and the turn's loop ends (spec 2.2). A failed model call speaks the generic error
-sentence; the call goes on. Each model call leaves an ``llm_call`` event (tokens, latency,
-attempts, error), handed to the gateway's ``log_event`` so the harness stores it with the
+spoken and the turn's loop ends (spec 2.2). A failed model call (LiteLLM's retries spent) speaks the
+generic error sentence; the call goes on. Each model call leaves an ``llm_call`` event
+(tokens, LiteLLM's cost, latency, attempts, error), handed to the gateway's ``log_event`` so the harness stores it with the
 attempt.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
-from contextlib import AbstractAsyncContextManager
+from collections.abc import AsyncIterator
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from scenarios.schema import function_name_map, openai_tool_schemas
-from tasks.llm_client import (
-    ChatClient,
-    ChatEndpoint,
-    ChatResult,
-    ChatToolCall,
-    parse_endpoint_params,
-)
+from tasks.llm_chat import ChatEndpoint, ChatModel, parse_params
+from tasks.llm_router import ChatCall, ToolCall
 from tasks.records import TimelineEvent
 from tasks.simulate.agents import AGENTS, AgentContext
 from tasks.simulate.llm_prompts import (
@@ -46,7 +48,7 @@ from tasks.simulate.llm_prompts import (
 from tasks.simulate.reference.policy import AgentReply
 from tasks.simulate.tools.gateway import ToolGateway
 
-VERSION = "0.1"
+VERSION = "0.2"
 
 
 class LLMAgentParams(ChatEndpoint):
@@ -79,11 +81,11 @@ class LLMAgentSession:
     compute_kind = "wall"
 
     def __init__(
-        self, ctx: AgentContext, params: LLMAgentParams, client: ChatClient | None = None
+        self, ctx: AgentContext, params: LLMAgentParams, model: ChatModel | None = None
     ) -> None:
         self.params = params
         self.tools: ToolGateway = ctx.tools
-        self.client = client or ChatClient(params)
+        self.model = model or ChatModel(params)  # warms LiteLLM: before the call, not in it
         self.system_prompt = agent_system_prompt(ctx.scenario)
         self.tool_schemas = openai_tool_schemas(ctx.scenario.agent)
         self.tool_ids = function_name_map(ctx.scenario.agent)
@@ -95,8 +97,9 @@ class LLMAgentSession:
     def greet(self) -> AgentReply:
         self._event(
             "llm_session",
-            model=self.params.model,
-            base_url=self.params.base_url,
+            model=self.model.model,
+            model_name=self.params.model,
+            base_url=self.model.api_base,
             prompt_hash=prompt_hash(self.system_prompt),
             tools=len(self.tool_schemas),
             version=VERSION,
@@ -109,7 +112,7 @@ class LLMAgentSession:
         spoken: list[str] = []
         for round_index in range(self.params.max_tool_rounds + 1):
             last_round = round_index == self.params.max_tool_rounds
-            result = self.client.complete(
+            result = self.model.complete(
                 self.messages(),
                 tools=self.tool_schemas,
                 tool_choice="none" if last_round else None,
@@ -140,7 +143,7 @@ class LLMAgentSession:
 
     # ------------------------------------------------------------------ tools
 
-    def _run_tools(self, calls: list[ChatToolCall]) -> bool:
+    def _run_tools(self, calls: list[ToolCall]) -> bool:
         """Run the calls in order; True when one was a transfer (the rest are skipped)."""
         transferred = False
         for call in calls:
@@ -152,7 +155,7 @@ class LLMAgentSession:
             self.history.append({"role": "tool", "tool_call_id": call.id, "content": content})
         return transferred
 
-    def _run_tool(self, call: ChatToolCall) -> ToolOutcome:
+    def _run_tool(self, call: ToolCall) -> ToolOutcome:
         tool = self.tool_ids.get(call.name, call.name)
         params = call.parsed_arguments()
         if params is None:
@@ -176,16 +179,17 @@ class LLMAgentSession:
             self.history.append({"role": "assistant", "content": text})
         return AgentReply(text=text, kind="answer")
 
-    def _log_call(self, result: ChatResult, round_index: int) -> None:
-        usage = result.usage
+    def _log_call(self, result: ChatCall, round_index: int) -> None:
         self._event(
             "llm_call",
-            model=usage.model,
+            model=self.model.model,
+            model_name=result.model_name,
             round=round_index,
-            input_tokens=usage.input_tokens,
-            output_tokens=usage.output_tokens,
-            attempts=usage.attempts,
-            latency_s=round(usage.latency_s, 6),
+            input_tokens=result.input_tokens,
+            output_tokens=result.output_tokens,
+            cost_usd=result.cost_usd,
+            attempts=result.attempts,
+            latency_s=round(result.latency_s, 6),
             tool_calls=[c.name for c in result.tool_calls],
             finish_reason=result.finish_reason,
             error=result.error,
@@ -223,16 +227,25 @@ def log_without_executing(
 
 @AGENTS.register("llm")
 class LLMAgent:
-    """OpenAI-compatible chat model between our STT and TTS (or plain text)."""
+    """A chat model (through LiteLLM) between our STT and TTS (or plain text)."""
 
     modes = frozenset({"text", "audio"})
     version = VERSION
 
     def text_session(self, ctx: AgentContext) -> LLMAgentSession:
-        params = parse_endpoint_params(LLMAgentParams, ctx.config.agent_params, "llm agent")
+        params = parse_params(LLMAgentParams, ctx.config.agent_params, "llm agent")
         return LLMAgentSession(ctx, params)
 
-    def serve(self, ctx: AgentContext) -> AbstractAsyncContextManager[str]:
+    def warm(self, agent_params: dict[str, Any]) -> None:
+        """Check the params and warm LiteLLM (``evaflow serve-agent``, at start-up)."""
+        ChatModel(parse_params(LLMAgentParams, agent_params, "llm agent"))
+
+    @contextlib.asynccontextmanager
+    async def serve(self, ctx: AgentContext) -> AsyncIterator[str]:
         from tasks.simulate.reference.cascade import serve_cascade
 
-        return serve_cascade(ctx, self.text_session(ctx))
+        # Built off the event loop: a cold process imports LiteLLM here (seconds), and
+        # other calls on this loop must not stall for it.
+        session = await asyncio.to_thread(self.text_session, ctx)
+        async with serve_cascade(ctx, session) as url:
+            yield url

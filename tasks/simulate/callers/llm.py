@@ -1,4 +1,6 @@
-"""``llm``: a caller played by any OpenAI-compatible chat model.
+"""``llm``: a caller played by a chat model through LiteLLM: an OpenAI-compatible endpoint
+or a ``model_name`` of a LiteLLM model list (:mod:`tasks.llm_chat`; building the caller
+warms LiteLLM, before the call).
 
 The model gets our prompt (:func:`caller_system_prompt`: persona, goal, decision tree,
 information, opening line, speaking and hang-up rules), hears the agent as ``user``
@@ -10,7 +12,7 @@ with no words says :data:`CALLER_FINAL_GOODBYE`, so the last turn always carries
 
 Under a behaviour persona condition the persona's text replaces the record's (spec 8.1).
 In audio mode the harness speaks the turns with our TTS, like the scripted caller's. A
-caller model that cannot be reached is an infrastructure failure, not the agent's: it
+caller model that cannot be reached (LiteLLM's retries spent) is an infrastructure failure, not the agent's: it
 raises :class:`CallerModelError`, which the harness records as ``harness_error``.
 """
 
@@ -21,7 +23,8 @@ from typing import Any
 from pydantic import ConfigDict, Field
 
 from scenarios.models import Scenario
-from tasks.llm_client import ChatClient, ChatEndpoint, ChatResult, parse_endpoint_params
+from tasks.llm_chat import ChatEndpoint, ChatModel, parse_params
+from tasks.llm_router import ChatCall
 from tasks.records import TimelineEvent
 from tasks.simulate.caller.caller import CallerTurn
 from tasks.simulate.caller.persona import condition_persona
@@ -38,7 +41,7 @@ from tasks.simulate.llm_prompts import (
     prompt_hash,
 )
 
-VERSION = "0.1"
+VERSION = "0.2"
 
 
 class LLMCallerParams(ChatEndpoint):
@@ -52,7 +55,9 @@ class LLMCallerParams(ChatEndpoint):
         default=True, description="Say the record's starting utterance verbatim as turn one"
     )
     send_seed: bool = Field(
-        default=True, description="Send the attempt's seed (config.seed + trial) as 'seed'"
+        default=True,
+        description="Send the attempt's seed (config.seed + trial) as 'seed' (unless "
+        "extra_body has one; dropped for a provider without seeds)",
     )
 
 
@@ -67,11 +72,11 @@ class LLMCaller:
         self,
         scenario: Scenario,
         params: LLMCallerParams,
-        client: ChatClient | None = None,
+        model: ChatModel | None = None,
         persona_text: str | None = None,
     ) -> None:
         self.params = params
-        self.client = client or ChatClient(params)
+        self.model = model or ChatModel(params)  # warms LiteLLM: before the call, not in it
         self.system_prompt = caller_system_prompt(scenario, persona_text)
         self.opening = str(scenario.user_goal.get("starting_utterance") or "").strip()
         self.rules = HangupRules(scenario)
@@ -88,7 +93,7 @@ class LLMCaller:
         self.turns += 1
         if self.turns == 1 and self.params.scripted_opening and self.opening:
             return self._say(self.opening)
-        result = self.client.complete(self.messages(), tools=[end_call_tool()])
+        result = self.model.complete(self.messages(), tools=[end_call_tool()])
         self._log_call(result)
         if result.error is not None:
             raise CallerModelError(f"llm caller: {result.error}")
@@ -126,15 +131,16 @@ class LLMCaller:
         self.last_said = text
         return CallerTurn(text=text, kind="line")
 
-    def _log_call(self, result: ChatResult) -> None:
-        usage = result.usage
+    def _log_call(self, result: ChatCall) -> None:
         data = {
-            "model": usage.model,
+            "model": self.model.model,
+            "model_name": result.model_name,
             "turn": self.turns,
-            "input_tokens": usage.input_tokens,
-            "output_tokens": usage.output_tokens,
-            "attempts": usage.attempts,
-            "latency_s": round(usage.latency_s, 6),
+            "input_tokens": result.input_tokens,
+            "output_tokens": result.output_tokens,
+            "cost_usd": result.cost_usd,
+            "attempts": result.attempts,
+            "latency_s": round(result.latency_s, 6),
             "tool_calls": [c.name for c in result.tool_calls],
             "error": result.error,
             "prompt_hash": prompt_hash(self.system_prompt),
@@ -147,11 +153,11 @@ class LLMCallerDefinition:
     version = VERSION
 
     def build(self, scenario: Scenario, config: SimulationConfig) -> LLMCaller:
-        params = parse_endpoint_params(LLMCallerParams, config.caller_params, "llm caller")
-        if params.send_seed and "seed" not in params.extra_body:
-            extra = {**params.extra_body, "seed": config.seed + config.trial}
-            params = params.model_copy(update={"extra_body": extra})
+        params = parse_params(LLMCallerParams, config.caller_params, "llm caller")
+        seeded = params.send_seed and "seed" not in params.extra_body
+        model = ChatModel(params, {"seed": config.seed + config.trial} if seeded else None)
         # A behaviour persona condition plays that persona (spec 8.1): its text, not the
         # record's, is who the model is.
         persona = condition_persona(config.condition)
-        return LLMCaller(scenario, params, persona_text=persona.persona_text if persona else None)
+        persona_text = persona.persona_text if persona else None
+        return LLMCaller(scenario, params, model, persona_text=persona_text)

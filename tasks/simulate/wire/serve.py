@@ -71,6 +71,18 @@ def check_servable(name: str) -> None:
         raise ServeError("agent 'external' is a client of another server; it cannot be served")
 
 
+def warm_agent(name: str, agent_params: dict[str, Any]) -> None:
+    """An agent's one-off start-up work (the ``llm`` agent: its params checked, LiteLLM
+    imported) before the first call, whose caller would otherwise wait for it."""
+    warm = getattr(get_agent(name, "audio"), "warm", None)
+    if not callable(warm):
+        return
+    try:
+        warm(agent_params)
+    except ValueError as exc:
+        raise ServeError(f"bad settings for agent {name!r}: {exc}") from None
+
+
 async def read_until_start(ws: ServerConnection) -> tuple[list[str | bytes], Start]:
     """The frames up to and including ``start`` (to replay to the agent), and ``start``."""
     consumed: list[str | bytes] = []
@@ -162,7 +174,8 @@ async def serve_agent_async(
     """Serve until ``stop`` is set; prints ``listening on ws://host:port`` when ready."""
     check_servable(name)
     settings = dict(params or {})
-    call_config(name, settings)  # fail at startup, not on the first call
+    config = call_config(name, settings)  # fail at startup, not on the first call
+    await asyncio.to_thread(warm_agent, name, config.agent_params)
     stop = stop or asyncio.Event()
 
     async def on_connect(ws: ServerConnection) -> None:

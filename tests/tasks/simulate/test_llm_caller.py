@@ -1,4 +1,5 @@
-"""The ``llm`` caller against a local chat-completions server (no network, no key)."""
+"""The ``llm`` caller through LiteLLM against a local chat-completions server (no network,
+no key), reached through a deployment's ``api_base`` over real HTTP on loopback."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from scenarios.loader import load_eva_scenarios
 from scenarios.models import Scenario
 from tasks.simulate import SimulationConfig, simulate
 from tasks.simulate.callers import CALLERS, build_caller
-from tasks.simulate.callers.llm import LLMCaller
+from tasks.simulate.callers.llm import CallerModelError, LLMCaller
 from tasks.simulate.llm_prompts import (
     CALLER_ACCEPTED,
     CALLER_FINAL_GOODBYE,
@@ -38,7 +39,7 @@ def airline(eva_root: Path) -> Scenario:
 
 
 def caller_params(server: FakeChatServer, **extra: Any) -> dict[str, Any]:
-    return {"base_url": server.base_url, "model": "fake-caller", "backoff_base_s": 0.0, **extra}
+    return {"base_url": server.base_url, "model": "fake-caller", **extra}
 
 
 def make_caller(scenario: Scenario, server: FakeChatServer, **extra: Any) -> LLMCaller:
@@ -90,6 +91,21 @@ def test_opens_with_the_starting_utterance_then_asks_the_model(
     # The agent speaks as "user", the caller as "assistant".
     assert [m["role"] for m in request.messages[1:]] == ["user", "assistant", "user"]
     assert request.body["seed"] == 0 and request.body["temperature"] == 0.7
+    (call,) = [e.data for e in caller.events if e.kind == "llm_call"]
+    assert (call["model"], call["attempts"], call["error"]) == ("fake-caller", 1, None)
+    assert call["input_tokens"] == 100 and call["output_tokens"] == 10
+
+
+def test_extra_body_reaches_the_request_and_its_seed_wins(
+    airline: Scenario, fake_llm: FakeChatServer
+) -> None:
+    fake_llm.push(text_reply("Hello."))
+    extra = {"seed": 42, "top_k": 5}
+    caller = make_caller(airline, fake_llm, scripted_opening=False, extra_body=extra)
+    caller.respond("Hello?")
+
+    body = fake_llm.requests[0].body
+    assert (body["seed"], body["top_k"]) == (42, 5)
 
 
 def test_hangs_up_through_end_call_after_goodbye(
@@ -165,7 +181,25 @@ def test_caller_model_failure_is_a_harness_error(
 
     assert record.status == "infra_error" and record.end_reason == "harness_error"
     assert record.error is not None and "llm caller" in record.error and "503" in record.error
-    assert len(fake_llm.requests) == 2  # one retry
+    assert "ServiceUnavailableError" in record.error
+    assert len(fake_llm.requests) == 2  # LiteLLM's one retry
+    caller = make_caller(airline, fake_llm, scripted_opening=False, max_retries=0)
+    with pytest.raises(CallerModelError, match="ServiceUnavailableError"):
+        caller.respond("Hello?")
+    (call,) = [e.data for e in caller.events if e.kind == "llm_call"]
+    assert call["attempts"] == 1 and "503" in call["error"]
+
+
+def test_a_missing_key_variable_is_a_harness_error_without_a_request(
+    airline: Scenario, fake_llm: FakeChatServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("EVAFLOW_TEST_CALLER_KEY", raising=False)
+    params = caller_params(fake_llm, api_key_env="EVAFLOW_TEST_CALLER_KEY")
+    record = simulate(airline, SimulationConfig(caller="llm", caller_params=params))
+
+    assert record.status == "infra_error" and record.end_reason == "harness_error"
+    assert record.error is not None and "EVAFLOW_TEST_CALLER_KEY is not set" in record.error
+    assert not fake_llm.requests
 
 
 @pytest.mark.live

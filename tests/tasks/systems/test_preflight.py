@@ -368,6 +368,15 @@ def test_endpoints_and_env_params_are_found_anywhere_in_params() -> None:
     assert pf.env_params(params) == ["K", "T"]
 
 
+def test_a_model_lists_key_references_are_variables_to_check() -> None:
+    """An ``llm`` agent naming a model list entry: its ``os.environ/`` keys are checked."""
+    entry = {"model_name": "m", "litellm_params": {"model": "openai/m", "api_key": "os.environ/LK"}}
+    spec = SystemSpec(name="mine", agent="llm", params={"model": "m", "model_list": [entry]})
+    assert pf.env_params(spec.params) == ["LK"]
+    assert pf.missing_variables(spec, None, {}) == ["LK"]
+    assert pf.missing_variables(spec, None, {"LK": "set"}) == []
+
+
 def test_reachable_endpoint_passes(listening: int) -> None:
     assert pf.unreachable(f"http://127.0.0.1:{listening}/v1", 1.0) is None
     assert "unreachable" in (pf.unreachable(f"ws://127.0.0.1:{closed_port()}/ws", 0.5) or "")

@@ -63,7 +63,7 @@ from tasks.judges.inputs import (
     trace_from_events,
 )
 from tasks.judges.offline.entities import same_entity
-from tasks.judges.offline.experience import PROGRESSION_DIMENSIONS
+from tasks.judges.offline.progression import PROGRESSION_DIMENSIONS
 from tasks.judges.offline.policy import DIMENSIONS as FAITHFULNESS_DIMENSIONS
 from tasks.judges.parsing import per_turn_items
 from tasks.judges.scoring import parse_per_turn, score_dimensions

@@ -21,15 +21,16 @@ from tasks.judges.offline.entities import (
 )
 from tasks.judges.offline.grounding import Sources, flatten, is_placeholder, numbers_in
 from tasks.judges.offline.identifiers import code_grounded, email_grounded, mapped_code
+from tasks.judges.offline.params import FaithfulnessParams
 from tasks.judges.offline.policy import (
     DIMENSIONS,
-    Issue,
     capability_claims,
     is_read_only,
     policy_claims,
     unconfirmed_writes,
 )
 from tasks.judges.offline.speech_context import IDENTIFIERS, context_identifiers, slip_of
+from tasks.judges.offline.tuning import Finding
 from tasks.spoken.words import MONTHS
 
 SCOPE = """Rule-based faithfulness check. Flags: tool arguments that are placeholders or
@@ -77,6 +78,13 @@ _STATED_TYPES = {
 _BRAND = re.compile(r"\b([A-Z][a-z]+(?:\s[A-Z][a-z]+)?)\s+(?:Airlines?|Air)\b")
 _NOT_BRANDS = {"flight", "seat", "gate", "terminal", "row", "option", "turn", "and", "the"}
 _NO_DELAY = re.compile(r"\b(no delays?|not delayed|on time|on schedule)\b", re.IGNORECASE)
+_STATED_KIND = {
+    "amount": "unsourced_amount",
+    "flight_number": "unsourced_flight",
+    "date": "unsourced_date_time",
+    "time": "unsourced_date_time",
+    "month_year": "unsourced_date_time",
+}
 
 
 class _Ctx(BaseModel):
@@ -88,7 +96,7 @@ class _Ctx(BaseModel):
     identifiers: dict[str, str] = {}
 
 
-def _tool_param_issues(call: TraceItem, response: Any, ctx: _Ctx) -> list[Issue]:
+def _tool_param_issues(call: TraceItem, response: Any, ctx: _Ctx) -> list[Finding]:
     """Ungrounded arguments: 2 on a read-only lookup, 1 on a write or a transfer."""
     name_ = call.tool_name or ""
     read_only = is_read_only(name_, ctx.inp.tools)
@@ -103,11 +111,10 @@ def _tool_param_issues(call: TraceItem, response: Any, ctx: _Ctx) -> list[Issue]
         if why:
             # A wrong value in a lookup is low impact (spec: read-only => 2); in a write or a
             # transfer it changes what happens to the caller.
-            harmless = read_only
             issues.append(
-                Issue(
+                Finding(
+                    kind="ungrounded_read_arg" if read_only else "ungrounded_write_arg",
                     dimension="fabricating_tool_parameters",
-                    rating=2 if harmless else 1,
                     turn=call.turn_id,
                     evidence=f"{name_}({name}={value!r}): {why}",
                 )
@@ -152,8 +159,8 @@ def _ungrounded_param(name: str, value: Any, text: str, src: Sources) -> str | N
     return None
 
 
-def _statement_issues(item: TraceItem, ctx: _Ctx, tools_seen: bool) -> list[Issue]:
-    issues: list[Issue] = []
+def _statement_issues(item: TraceItem, ctx: _Ctx, tools_seen: bool) -> list[Finding]:
+    issues: list[Finding] = []
     src = ctx.sources
     dim = "misrepresenting_tool_result" if tools_seen else "hallucination"
     years = _years_by_month_day(item.text)
@@ -162,16 +169,14 @@ def _statement_issues(item: TraceItem, ctx: _Ctx, tools_seen: bool) -> list[Issu
             continue
         if entity.type in IDENTIFIERS and slip_of(entity.value, ctx.identifiers):
             continue
-        grounded, severity = _stated_grounded(
-            entity.type, entity.value, entity.canonical, src, item.text
-        )
+        grounded = _stated_grounded(entity.type, entity.value, entity.canonical, src, item.text)
         if not grounded and entity.type == "date":
             grounded = _date_grounded(entity.canonical, years, src)
         if not grounded:
             issues.append(
-                Issue(
+                Finding(
+                    kind=_STATED_KIND.get(entity.type, "unsourced_identifier"),
                     dimension=dim,
-                    rating=severity,
                     turn=item.turn_id,
                     evidence=f"{entity.type} {entity.value!r} matches no tool "
                     "result, caller statement or policy figure",
@@ -187,17 +192,17 @@ def _is_abbreviation(kind: str, value: str) -> bool:
     return kind == "code" and letters.isalpha() and len(letters) < 5
 
 
-def _delay_issues(item: TraceItem, src: Sources) -> list[Issue]:
+def _delay_issues(item: TraceItem, src: Sources) -> list[Finding]:
     if not _NO_DELAY.search(item.text):
         return []
     if _delay_in_tools(src):
-        why, dim = "says there is no delay while a tool result shows one", "misrepresenting"
+        why, kind = "says there is no delay while a tool result shows one", "delay_contradicted"
     elif "delay" not in src.tool_canonical and "status" not in src.tool_canonical:
-        why, dim = "states the flight status although no tool reported it", "hallucination"
+        why, kind = "states the flight status although no tool reported it", "status_unsourced"
     else:
         return []
-    dimension = "misrepresenting_tool_result" if dim == "misrepresenting" else "hallucination"
-    return [Issue(dimension=dimension, rating=1, turn=item.turn_id, evidence=why)]
+    dimension = "misrepresenting_tool_result" if kind == "delay_contradicted" else "hallucination"
+    return [Finding(kind=kind, dimension=dimension, turn=item.turn_id, evidence=why)]
 
 
 def _years_by_month_day(text: str) -> dict[tuple[int, int], int]:
@@ -214,35 +219,33 @@ def _date_grounded(canon: str, years: dict[tuple[int, int], int], src: Sources) 
     return src.stated_date_grounded(month, day, years.get((month, day)))
 
 
-def _stated_grounded(
-    kind: str, value: str, canon: str, src: Sources, context: str = ""
-) -> tuple[bool, int]:
+def _stated_grounded(kind: str, value: str, canon: str, src: Sources, context: str = "") -> bool:
     if kind == "amount":
-        return all(src.has_amount(n) for n in numbers_in(canon)), 1
+        return all(src.has_amount(n) for n in numbers_in(canon))
     if kind == "flight_number":
         digits = re.sub(r"\D", "", canon)
         pattern = rf"\b[a-z]{{2}}0*{digits}\b" if digits else r"$^"
         found = re.search(pattern, src.tool_canonical + " " + src.user_canonical)
-        return bool(found) or src.has_text(value, include_policy=False), 2
+        return bool(found) or src.has_text(value, include_policy=False)
     if kind == "time":
-        return any(src.has_tokens(v) for v in time_variants(canon)), 2
+        return any(src.has_tokens(v) for v in time_variants(canon))
     if kind == "date":
-        return src.has_tokens(value) or src.has_text(value), 2
+        return src.has_tokens(value) or src.has_text(value)
     if kind == "month_year":
         month, year = canon.split()
-        return src.month_grounded(MONTHS.index(month) + 1, int(year)), 2
+        return src.month_grounded(MONTHS.index(month) + 1, int(year))
     if kind == "code":
-        return code_grounded(value, src, context), 1
+        return code_grounded(value, src, context)
     if kind == "email":
-        return email_grounded(value, src), 1
-    return src.has_text(value), 1
+        return email_grounded(value, src)
+    return src.has_text(value)
 
 
 def _delay_in_tools(src: Sources) -> bool:
     return bool(re.search(r"delay(?:ed|_minutes)? [1-9]\d*|status delayed", src.tool_canonical))
 
 
-def _brand_issues(item: TraceItem, known: str) -> list[Issue]:
+def _brand_issues(item: TraceItem, known: str) -> list[Finding]:
     """Company names the agent uses (before 'Airlines', or before a flight number that a tool
     result lists under another prefix) that no source mentions."""
     brands = {m.group(1) for m in _BRAND.finditer(item.text)}
@@ -262,9 +265,9 @@ def _brand_issues(item: TraceItem, known: str) -> list[Issue]:
         if brand.lower() in _NOT_BRANDS or all(w in known for w in words):
             continue
         issues.append(
-            Issue(
+            Finding(
+                kind="unknown_brand",
                 dimension="hallucination",
-                rating=2,
                 turn=item.turn_id,
                 evidence=f"names the company {brand!r}, which no source mentions",
             )
@@ -272,7 +275,7 @@ def _brand_issues(item: TraceItem, known: str) -> list[Issue]:
     return issues
 
 
-def _disambiguation_issues(trace: list[TraceItem]) -> list[Issue]:
+def _disambiguation_issues(trace: list[TraceItem]) -> list[Finding]:
     """A failed lookup followed by a retry of the same tool before the caller spoke again."""
     issues = []
     for i, item in enumerate(trace):
@@ -283,9 +286,9 @@ def _disambiguation_issues(trace: list[TraceItem]) -> list[Issue]:
                 break
             if later.kind == "tool_call" and later.tool_name == item.tool_name:
                 issues.append(
-                    Issue(
+                    Finding(
+                        kind="retry_without_asking",
                         dimension="failing_to_disambiguate",
-                        rating=2,
                         turn=later.turn_id,
                         evidence=f"{item.tool_name} failed and "
                         "was retried with other values without asking the caller",
@@ -299,13 +302,14 @@ def _failed(response: Any) -> bool:
     return isinstance(response, dict) and str(response.get("status", "")).lower() == "error"
 
 
-def collect_issues(inp: ConversationInput) -> list[Issue]:
+def collect_issues(inp: ConversationInput) -> list[Finding]:
+    """Every finding, before any parameter decides what counts (``decide_faithfulness``)."""
     schema = " ".join(flatten(inp.tools))
     ctx = _Ctx(inp=inp, sources=Sources(inp.instructions, inp.current_date_time, schema))
     if inp.pipeline == "s2s":
         ctx.identifiers = context_identifiers(inp.trace)
     known = canonical(" ".join([inp.role, inp.instructions, *flatten(inp.tools)]))
-    issues: list[Issue] = []
+    issues: list[Finding] = []
     tools_seen = False
     for i, item in enumerate(inp.trace):
         if item.kind == "user":
@@ -328,11 +332,22 @@ def collect_issues(inp: ConversationInput) -> list[Issue]:
     return issues
 
 
-def answer_from_issues(issues: list[Issue]) -> dict[str, Any]:
+def counts(finding: Finding, p: FaithfulnessParams) -> bool:
+    """The finding is rated (not 3); a policy claim also reaches both fitted thresholds."""
+    if getattr(p, finding.kind) == 3:
+        return False
+    if finding.kind != "policy_claim":
+        return True
+    m = finding.measures
+    return m["unsupported"] >= p.claim_unsupported and m["share"] >= p.claim_share
+
+
+def decide_faithfulness(issues: list[Finding], p: FaithfulnessParams) -> dict[str, Any]:
+    """The rubric answer: each dimension at its worst counted finding, overall the minimum."""
     dims: dict[str, dict[str, Any]] = {}
     for dim in DIMENSIONS:
-        mine = [i for i in issues if i.dimension == dim]
-        rating = min((i.rating for i in mine), default=3)
+        mine = [i for i in issues if i.dimension == dim and counts(i, p)]
+        rating = min((getattr(p, i.kind) for i in mine), default=3)
         evidence = "; ".join(f"turn {i.turn}: {i.evidence}" for i in mine[:6])
         dims[dim] = {"evidence": evidence, "flagged": bool(mine), "rating": rating}
     return {"dimensions": dims, "rating": min(d["rating"] for d in dims.values())}
@@ -343,4 +358,5 @@ def faithfulness_rule(task: JudgeTask, params: Mapping[str, Any]) -> OfflineAnsw
     inp = task.inputs
     if not isinstance(inp, ConversationInput):
         return OfflineAnswer(error=f"expected ConversationInput, got {type(inp).__name__}")
-    return OfflineAnswer(output=answer_from_issues(collect_issues(inp)))
+    p = FaithfulnessParams.resolve("faithfulness", params)
+    return OfflineAnswer(output=decide_faithfulness(collect_issues(inp), p))

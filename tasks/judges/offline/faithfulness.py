@@ -12,6 +12,7 @@ from tasks.judges.base import JudgeTask
 from tasks.judges.inputs import ConversationInput, TraceItem
 from tasks.judges.offline import OfflineAnswer, offline_rule
 from tasks.judges.offline.dates import iso_dates, month_days
+from tasks.judges.offline.disambiguation import disambiguation_findings
 from tasks.judges.offline.entities import (
     canonical,
     find_entities,
@@ -19,7 +20,13 @@ from tasks.judges.offline.entities import (
     spoken_norm,
     time_variants,
 )
-from tasks.judges.offline.grounding import Sources, flatten, is_placeholder, numbers_in
+from tasks.judges.offline.grounding import (
+    Sources,
+    flatten,
+    is_placeholder,
+    numbers_in,
+    tool_failed,
+)
 from tasks.judges.offline.identifiers import code_grounded, email_grounded, mapped_code
 from tasks.judges.offline.params import FaithfulnessParams
 from tasks.judges.offline.policy import (
@@ -94,6 +101,9 @@ class _Ctx(BaseModel):
     # s2s only: the context's identifiers, whose one-symbol slips in the agent's transcribed
     # speech are articulation (agent speech fidelity), not misrepresentation (spec 4.3 (c)).
     identifiers: dict[str, str] = {}
+    # A successful tool result reported a flight's status or delay (an error's top-level
+    # "status": "error" reports nothing about a flight).
+    status_reported: bool = False
 
 
 def _tool_param_issues(call: TraceItem, response: Any, ctx: _Ctx) -> list[Finding]:
@@ -182,7 +192,7 @@ def _statement_issues(item: TraceItem, ctx: _Ctx, tools_seen: bool) -> list[Find
                     "result, caller statement or policy figure",
                 )
             )
-    return issues + _delay_issues(item, src)
+    return issues + _delay_issues(item, src, ctx.status_reported)
 
 
 def _is_abbreviation(kind: str, value: str) -> bool:
@@ -192,12 +202,12 @@ def _is_abbreviation(kind: str, value: str) -> bool:
     return kind == "code" and letters.isalpha() and len(letters) < 5
 
 
-def _delay_issues(item: TraceItem, src: Sources) -> list[Finding]:
+def _delay_issues(item: TraceItem, src: Sources, reported: bool) -> list[Finding]:
     if not _NO_DELAY.search(item.text):
         return []
     if _delay_in_tools(src):
         why, kind = "says there is no delay while a tool result shows one", "delay_contradicted"
-    elif "delay" not in src.tool_canonical and "status" not in src.tool_canonical:
+    elif not reported:
         why, kind = "states the flight status although no tool reported it", "status_unsourced"
     else:
         return []
@@ -241,6 +251,22 @@ def _stated_grounded(kind: str, value: str, canon: str, src: Sources, context: s
     return src.has_text(value)
 
 
+def _reports_status(response: Any) -> bool:
+    if not isinstance(response, dict) or tool_failed(response):
+        return False
+    keys = [str(k) for k in response if k != "status"] + _nested_keys(response)
+    return any("delay" in k or "status" in k for k in keys)
+
+
+def _nested_keys(value: Any, top: bool = True) -> list[str]:
+    if isinstance(value, dict):
+        inner = [k for v in value.values() for k in _nested_keys(v, False)]
+        return ([] if top else [str(k) for k in value]) + inner
+    if isinstance(value, list):
+        return [k for v in value for k in _nested_keys(v, False)]
+    return []
+
+
 def _delay_in_tools(src: Sources) -> bool:
     return bool(re.search(r"delay(?:ed|_minutes)? [1-9]\d*|status delayed", src.tool_canonical))
 
@@ -275,33 +301,6 @@ def _brand_issues(item: TraceItem, known: str) -> list[Finding]:
     return issues
 
 
-def _disambiguation_issues(trace: list[TraceItem]) -> list[Finding]:
-    """A failed lookup followed by a retry of the same tool before the caller spoke again."""
-    issues = []
-    for i, item in enumerate(trace):
-        if item.kind != "tool_response" or not _failed(item.response):
-            continue
-        for later in trace[i + 1 :]:
-            if later.kind == "user":
-                break
-            if later.kind == "tool_call" and later.tool_name == item.tool_name:
-                issues.append(
-                    Finding(
-                        kind="retry_without_asking",
-                        dimension="failing_to_disambiguate",
-                        turn=later.turn_id,
-                        evidence=f"{item.tool_name} failed and "
-                        "was retried with other values without asking the caller",
-                    )
-                )
-                break
-    return issues
-
-
-def _failed(response: Any) -> bool:
-    return isinstance(response, dict) and str(response.get("status", "")).lower() == "error"
-
-
 def collect_issues(inp: ConversationInput) -> list[Finding]:
     """Every finding, before any parameter decides what counts (``decide_faithfulness``)."""
     schema = " ".join(flatten(inp.tools))
@@ -321,6 +320,7 @@ def collect_issues(inp: ConversationInput) -> list[Finding]:
             issues += _tool_param_issues(item, response, ctx)
         elif item.kind == "tool_response":
             ctx.sources.add_tool_response(item.response)
+            ctx.status_reported |= _reports_status(item.response)
             tools_seen = True
         else:
             issues += _statement_issues(item, ctx, tools_seen)
@@ -328,7 +328,7 @@ def collect_issues(inp: ConversationInput) -> list[Finding]:
     issues += unconfirmed_writes(inp.trace, inp.tools)
     issues += policy_claims(inp, ctx.sources)
     issues += capability_claims(inp)
-    issues += _disambiguation_issues(inp.trace)
+    issues += disambiguation_findings(inp.trace, inp.tools)
     return issues
 
 

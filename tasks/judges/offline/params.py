@@ -59,10 +59,12 @@ class ProgressionParams(RuleParams):
     questions_min: int = tunable(3, (2, 3, 4), "Question marks in one turn that bundle")
     write_amid_correction: Rating = tunable(1, _R, "Spec: irreversible act on conflicting input", 1)
     unconfirmed_write: Rating = tunable(3, _R, "Irreversible write without the caller's yes", 2)
-    many_tool_calls: int = tunable(3, (2, 3, 4), "Spec: >= 3 unnecessary calls is 1", 3)
-    many_information_loss: int = tunable(2, (2, 3, 4), "Spec: multiple findings is 1", 2)
-    many_redundant: int = tunable(3, (2, 3, 4), "Spec: multiple findings is 1", 2)
-    many_questions: int = tunable(2, (2, 3, 4), "Spec: multiple findings is 1", 2)
+    # Fixed by the spec (one-value grids): ">= 3 unnecessary calls => 1", otherwise a
+    # dimension is 1 when "multiple" findings (two or more) or a severe one are in it.
+    many_tool_calls: int = tunable(3, (3,), "Spec: >= 3 unnecessary calls is 1")
+    many_information_loss: int = tunable(2, (2,), "Spec: multiple findings is 1")
+    many_redundant: int = tunable(2, (2,), "Spec: multiple findings is 1")
+    many_questions: int = tunable(2, (2,), "Spec: multiple findings is 1")
 
 
 class FaithfulnessParams(RuleParams):
@@ -70,8 +72,9 @@ class FaithfulnessParams(RuleParams):
     claim thresholds. Priors: the spec's severities (read-only lookup 2, write 1, financial
     or irreversible 1), 2 where it gives none."""
 
-    ungrounded_read_arg: Rating = tunable(2, _R, "Spec: wrong value into a read-only tool", 2)
-    ungrounded_write_arg: Rating = tunable(1, _R, "Spec: wrong value into a write tool", 1)
+    # Fixed by the spec (one-value grids): read-only lookups 2, writes 1.
+    ungrounded_read_arg: Rating = tunable(2, (2,), "Spec: wrong value into a read-only tool")
+    ungrounded_write_arg: Rating = tunable(1, (1,), "Spec: wrong value into a write tool")
     unsourced_amount: Rating = tunable(1, _R, "Spec: financial impact is 1", 1)
     unsourced_identifier: Rating = tunable(1, _R, "A code, email, seat or gate from nowhere", 2)
     unsourced_flight: Rating = tunable(2, _R, "A flight number from nowhere", 2)
@@ -89,7 +92,10 @@ class FaithfulnessParams(RuleParams):
     claim_share: float = tunable(0.34, (0.2, 0.34, 0.5), "Share of its words unsupported")
     sweeping_claim: Rating = tunable(1, _R, "'all members', 'always' with an unsupported word", 1)
     capability_claim: Rating = tunable(1, _R, "Spec: capability no tool supports", 2)
-    retry_without_asking: Rating = tunable(2, _R, "Spec: no spelling asked after a failure", 2)
+    retry_without_asking: Rating = tunable(2, _R, "Spec: failed lookup retried unasked", 2)
+    conflict_read: Rating = tunable(3, _R, "Spec: lookup on contradictory input", 2)
+    conflict_write: Rating = tunable(3, _R, "Spec: committing a value several versions of", 1)
+    unverified_after_failure: Rating = tunable(3, _R, "Spec: no spelling asked after a failure", 2)
 
 
 ENTITY_TYPES = (
@@ -116,7 +122,7 @@ class KeyEntityParams(RuleParams):
     """Which entity kinds the key-entity judge reports (turns mode), and whether a value
     heard in an adjacent transcript counts as kept (spec: adjacent-turn drift tolerated)."""
 
-    adjacent_drift: bool = tunable(True, _B, "Spec: adjacent-turn drift tolerated", True)
+    adjacent_drift: bool = tunable(True, (True,), "Spec: adjacent-turn drift tolerated")
     amount: bool = tunable(True, _B, "Report amounts", True)
     airport_code: bool = tunable(True, _B, "Report airport codes", True)
     code: bool = tunable(True, _B, "Report codes", True)

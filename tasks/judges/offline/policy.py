@@ -8,7 +8,7 @@ from typing import Any
 
 from tasks.judges.inputs import ConversationInput, TraceItem
 from tasks.judges.offline.entities import canonical, compact, find_entities
-from tasks.judges.offline.grounding import Sources, numbers_in
+from tasks.judges.offline.grounding import Sources, numbers_in, tool_failed
 from tasks.judges.offline.tuning import Finding
 
 DIMENSIONS = (
@@ -60,6 +60,7 @@ _SENT_CLAIM = re.compile(
     re.IGNORECASE,
 )
 _SEND_TOOL = re.compile(r"send|email|mail|notify|sms|text|message")
+_SELF_CORRECTION = re.compile(r"\b(actually|wait|i mean|or maybe|whichever|make that)\b", re.I)
 
 
 def tool_type(name: str, tools: list[dict[str, Any]]) -> str:
@@ -207,7 +208,7 @@ def unconfirmed_writes(trace: list[TraceItem], tools: list[dict[str, Any]]) -> l
         if item.kind != "tool_call" or not is_write_tool(name, tools):
             continue
         response = _response_of(trace, i)
-        if isinstance(response, dict) and str(response.get("status", "")).lower() == "error":
+        if tool_failed(response):
             continue  # nothing happened
         amounts = charges(item, response)
         charged = bool(amounts)
@@ -294,3 +295,12 @@ def capability_claims(inp: ConversationInput) -> list[Finding]:
                 )
             )
     return issues
+
+
+def self_corrected(said: str) -> bool:
+    """The caller corrected itself between two values of the same kind ("June 15, actually
+    make that June 16"): contradictory input to clarify before acting on it."""
+    if not _SELF_CORRECTION.search(said):
+        return False
+    kinds = [e.type for e in find_entities(said)]
+    return any(kinds.count(k) >= 2 for k in ("date", "code", "amount", "time"))

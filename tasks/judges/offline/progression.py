@@ -11,17 +11,21 @@ The speech checks (information loss, redundancy) are in ``progression_speech``.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping
 from typing import Any
 
 from tasks.judges.base import JudgeTask
 from tasks.judges.inputs import ConversationInput, TraceItem
 from tasks.judges.offline import OfflineAnswer, offline_rule
-from tasks.judges.offline.entities import compact, find_entities
-from tasks.judges.offline.grounding import is_placeholder
+from tasks.judges.offline.entities import compact
+from tasks.judges.offline.grounding import is_placeholder, tool_failed
 from tasks.judges.offline.params import ProgressionParams
-from tasks.judges.offline.policy import is_read_only, is_write_tool, unconfirmed_writes
+from tasks.judges.offline.policy import (
+    is_read_only,
+    is_write_tool,
+    self_corrected,
+    unconfirmed_writes,
+)
 from tasks.judges.offline.progression_speech import information_findings, redundancy_findings
 from tasks.judges.offline.tuning import Finding
 
@@ -45,8 +49,7 @@ _THRESHOLDS = {
     "restated_figures": ("figures", "restated_min"),
     "bundled_questions": ("questions", "questions_min"),
 }
-_SELF_CORRECTION = re.compile(r"\b(actually|wait|i mean|or maybe|whichever|make that)\b", re.I)
-_BOOKKEEPING = {"status", "message", "success", "error", "error_type"}
+_BOOKKEEPING = {"status", "message", "success", "error", "error_type", "is_error"}
 
 SCOPE = """Rule-based conversation-progression check (findings rated by parameters fitted
 to human labels, ProgressionParams). unnecessary_tool_calls: identical calls repeated after
@@ -67,7 +70,7 @@ def _response_of(trace: list[TraceItem], index: int) -> Any:
 
 
 def _ok(response: Any) -> bool:
-    return isinstance(response, dict) and str(response.get("status", "")).lower() != "error"
+    return isinstance(response, dict) and not tool_failed(response)
 
 
 def _leaves(value: Any, key: str = "") -> set[str]:
@@ -157,21 +160,17 @@ def question_findings(trace: list[TraceItem], tools: list[dict[str, Any]]) -> li
         if item.kind == "user":
             said[item.turn_id] = said.get(item.turn_id, "") + " " + item.text
     for item in trace:
-        if item.kind == "tool_call" and is_write_tool(item.tool_name or "", tools):
-            text = said.get(item.turn_id, "")
-            kinds = [e.type for e in find_entities(text)]
-            if _SELF_CORRECTION.search(text) and any(
-                kinds.count(k) >= 2 for k in ("date", "code", "amount", "time")
-            ):
-                found.append(
-                    Finding(
-                        kind="write_amid_correction",
-                        dimension="question_quality",
-                        turn=item.turn_id,
-                        evidence=f"turn {item.turn_id}: {item.tool_name} executed while the "
-                        "caller gave conflicting values",
-                    )
+        write = item.kind == "tool_call" and is_write_tool(item.tool_name or "", tools)
+        if write and self_corrected(said.get(item.turn_id, "")):
+            found.append(
+                Finding(
+                    kind="write_amid_correction",
+                    dimension="question_quality",
+                    turn=item.turn_id,
+                    evidence=f"turn {item.turn_id}: {item.tool_name} executed while the "
+                    "caller gave conflicting values",
                 )
+            )
     for issue in unconfirmed_writes(trace, tools):
         found.append(issue.model_copy(update={"kind": "unconfirmed_write"}))
     return [f.model_copy(update={"dimension": "question_quality"}) for f in found]

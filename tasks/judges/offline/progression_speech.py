@@ -9,7 +9,7 @@ from typing import Any
 
 from tasks.judges.inputs import TraceItem
 from tasks.judges.offline.entities import find_entities
-from tasks.judges.offline.grounding import is_placeholder
+from tasks.judges.offline.grounding import is_placeholder, tool_failed
 from tasks.judges.offline.tuning import Finding
 
 _ASK_ITEMS = {
@@ -28,10 +28,8 @@ _PARAM_ITEMS = {
     "date": ("birth", "dob"),
     "id": ("employee", "member", "ticket", "case", "npi"),
 }
-# The caller asked to hear something again (or to have it confirmed): repeating is answering.
-_REPEAT_ASKED = re.compile(
-    r"\b(repeat|again|say that|one more time|read (it )?back|recap|confirm)", re.IGNORECASE
-)
+# The caller asked to hear something again: repeating is answering.
+_REPEAT_ASKED = re.compile(r"\b(repeat|again|say that|one more time|read (it )?back|recap)\b", re.I)
 # The agent asks the caller to say again what they said (not offering to repeat itself).
 _REMIND = re.compile(
     r"\b(remind me|(?<!me to )repeat (?:that|it|your|the)|say (?:that|it) again|"
@@ -51,7 +49,7 @@ MIN_SIMILARITY = 0.6  # the lowest threshold the fit may choose: weaker overlaps
 
 
 def _ok(response: Any) -> bool:
-    return isinstance(response, dict) and str(response.get("status", "")).lower() != "error"
+    return isinstance(response, dict) and not tool_failed(response)
 
 
 def _items_of_call(call: TraceItem) -> set[str]:
@@ -84,36 +82,40 @@ def _info(kind: str, item: TraceItem, evidence: str) -> Finding:
 
 
 def information_findings(trace: list[TraceItem]) -> list[Finding]:
-    """Asking for an item a tool already used successfully, or that the caller already gave
-    (a failed lookup with it makes asking again fair: a mishearing), and asking the caller
-    to say again what they said when no lookup had just failed."""
+    """Asking for an item a tool already used successfully, or that the caller already gave,
+    and asking the caller to say again what they said. Re-asking after an obvious mishearing
+    is fine (spec): nothing is asked "again" while a failed lookup is not yet recovered."""
     used: set[str] = set()
     given: set[str] = set()
     asked: set[str] = set()
-    failed = False
+    recovering = False  # a lookup failed and none has succeeded since
     found = []
     for i, item in enumerate(trace):
         if item.kind == "tool_call":
             response = next((r.response for r in trace[i + 1 :] if r.kind == "tool_response"), None)
-            if _ok(response):
+            recovering = not _ok(response)
+            if not recovering:
                 used |= _items_of_call(item)
-            else:
-                given -= _items_of_call(item)
-                failed = True
         elif item.kind == "user":
             given |= _given_items(_TAG.sub(" ", item.text), asked)
-            failed = False
         elif item.kind == "assistant":
             asked = _asked_items(item.text)
-            where = f"turn {item.turn_id}: asks again for the"
-            for name in sorted(asked & used):
-                found.append(_info("reask_after_tool", item, f"{where} {name} a tool used"))
-            for name in sorted((asked & given) - used):
-                found.append(_info("reask_said", item, f"{where} {name} the caller gave"))
-            questions = " ".join(re.findall(r"[^.!?]*\?", item.text))
-            if not failed and _REMIND.search(questions):
-                why = f"turn {item.turn_id}: asks the caller to repeat what they said"
-                found.append(_info("asks_to_remind", item, why))
+            found += _reasked(item, asked & used, asked & given - used, recovering)
+    return found
+
+
+def _reasked(item: TraceItem, used: set[str], given: set[str], recovering: bool) -> list[Finding]:
+    where = f"turn {item.turn_id}: asks again for the"
+    found = [
+        _info("reask_after_tool", item, f"{where} {name} a tool used") for name in sorted(used)
+    ]
+    if recovering:
+        return found
+    found += [
+        _info("reask_said", item, f"{where} {name} the caller gave") for name in sorted(given)
+    ]
+    if _REMIND.search(" ".join(re.findall(r"[^.!?]*\?", item.text))):
+        found.append(_info("asks_to_remind", item, f"{where} what the caller said"))
     return found
 
 
@@ -131,11 +133,14 @@ def _similarity(a: list[str], b: list[str]) -> float:
     return len(sa & sb) / max(1, len(sa | sb))
 
 
-def _exempt_turns(trace: list[TraceItem]) -> set[int]:
-    """The final turn (a single closing recap is fine) and turns where the caller asked."""
-    final = max((i.turn_id for i in trace if i.kind == "assistant"), default=-1)
-    asked = {i.turn_id for i in trace if i.kind == "user" and _REPEAT_ASKED.search(i.text)}
-    return asked | {final}
+def _asked_turns(trace: list[TraceItem]) -> set[int]:
+    """Turns where the caller asked to hear something again."""
+    return {i.turn_id for i in trace if i.kind == "user" and _REPEAT_ASKED.search(i.text)}
+
+
+def _final_turn(trace: list[TraceItem]) -> int:
+    """A single closing recap is fine (spec): the last assistant turn."""
+    return max((i.turn_id for i in trace if i.kind == "assistant"), default=-1)
 
 
 def _redundant(kind: str, turn: int, evidence: str, **measures: float) -> Finding:
@@ -150,8 +155,10 @@ def _redundant(kind: str, turn: int, evidence: str, **measures: float) -> Findin
 
 def redundancy_findings(trace: list[TraceItem]) -> list[Finding]:
     """Sentences said again (in a later turn or the same one), announced repetitions and
-    figures restated from earlier turns, outside the exempt turns."""
-    exempt = _exempt_turns(trace)
+    figures restated from earlier turns, unless the caller asked; repeated sentences and
+    figures in the final turn are its recap, an announced repetition is not."""
+    asked = _asked_turns(trace)
+    exempt = asked | {_final_turn(trace)}
     seen: list[tuple[int, list[str]]] = []
     found = []
     for item in (i for i in trace if i.kind == "assistant"):
@@ -164,7 +171,7 @@ def redundancy_findings(trace: list[TraceItem]) -> list[Finding]:
                     why = f"turn {item.turn_id} repeats: {' '.join(sentence[:12])}..."
                     found.append(_redundant(kind, item.turn_id, why, similarity=best))
             seen.append((item.turn_id, sentence))
-        if item.turn_id not in exempt:
+        if item.turn_id not in asked:
             for m in _ANNOUNCED.finditer(item.text):
                 why = f"turn {item.turn_id}: {m.group(0)!r} without being asked"
                 found.append(_redundant("announced_repeat", item.turn_id, why))

@@ -11,6 +11,7 @@ The speech checks (information loss, redundancy) are in ``progression_speech``.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -49,6 +50,12 @@ _THRESHOLDS = {
     "restated_figures": ("figures", "restated_min"),
     "bundled_questions": ("questions", "questions_min"),
 }
+_VAGUE = re.compile(
+    r"\b(anything else|any other (?:preferences|concerns|questions|details)|general concerns|"
+    r"on your mind)\b",
+    re.IGNORECASE,
+)
+_BEFORE = re.compile(r"before (?:we|i)\b", re.IGNORECASE)
 _BOOKKEEPING = {"status", "message", "success", "error", "error_type", "is_error"}
 
 SCOPE = """Rule-based conversation-progression check (findings rated by parameters fitted
@@ -61,8 +68,9 @@ redundant_statements: agent sentences repeated nearly verbatim (in a later turn 
 one), announced repetitions ('just to repeat'), several figures restated in a later turn;
 never in the final turn or when the caller asked for a repeat. question_quality: several
 questions in one turn, a write executed while the caller corrected itself between two
-values of the same kind, an irreversible write without the caller's agreement. It cannot
-judge vagueness, whether a question was needed, or whether options were withheld."""
+values of the same kind, an irreversible write without the caller's agreement, an
+open-ended question ('anything else on your mind?') while the request is pending. It cannot
+judge other vagueness, whether a question was needed, or whether options were withheld."""
 
 
 def _response_of(trace: list[TraceItem], index: int) -> Any:
@@ -171,9 +179,32 @@ def question_findings(trace: list[TraceItem], tools: list[dict[str, Any]]) -> li
                     "caller gave conflicting values",
                 )
             )
+    found += _vague_questions(trace)
     for issue in unconfirmed_writes(trace, tools):
         found.append(issue.model_copy(update={"kind": "unconfirmed_write"}))
     return [f.model_copy(update={"dimension": "question_quality"}) for f in found]
+
+
+def _vague_questions(trace: list[TraceItem]) -> list[Finding]:
+    """An open-ended question ("anything else on your mind?") while the caller's request is
+    still to be acted on (spec: vague questions when action was possible)."""
+    found = []
+    for i, item in enumerate(trace):
+        if item.kind != "assistant":
+            continue
+        pending = any(t.kind == "tool_call" for t in trace[i + 1 :])
+        for question in re.findall(r"[^.!?]*\?", item.text):
+            if _VAGUE.search(question) and (pending or _BEFORE.match(question.strip())):
+                why = f"turn {item.turn_id}: open-ended question with the request pending"
+                found.append(
+                    Finding(
+                        kind="vague_question",
+                        dimension="question_quality",
+                        turn=item.turn_id,
+                        evidence=why,
+                    )
+                )
+    return found
 
 
 def measure_progression(inp: ConversationInput) -> list[Finding]:

@@ -96,7 +96,7 @@ def _cross_validate(
     set_dir: Path, judge: str, metrics: list[str] | None, k: int, seed: int, as_json: bool
 ) -> None:
     from tasks.judge_fit import cross_validate
-    from tasks.judge_validation import ALIASES
+    from tasks.judge_validation import ALIASES, KEY_ENTITY_METRIC
 
     if judge != "offline":
         fail(f"--cv is for --judge offline (the {judge!r} judge has no fitted parameters)")
@@ -110,19 +110,20 @@ def _cross_validate(
         emit_json(report.model_dump())
         return
     table = Table(title=f"offline judge: {k}-fold cross-validation (seed {seed}) vs in-sample")
-    for col in ("metric", "n", "CV acc/F1", "CV kappa/cwp", "in-sample acc/F1", "kappa/cwp"):
-        table.add_column(col)
+    for col in ("metric", "n", "CV acc", "CV kappa", "in-sample acc", "kappa"):
+        table.add_column(col, no_wrap=col == "metric")
     stale = []
     for name, result in report.judges.items():
         cells = [_pair(result.cv.model_dump()), _pair(result.in_sample.model_dump())]
-        table.add_row(name, str(result.cv.n), *cells[0], *cells[1])
+        label = "key_entity_transcription" if name == KEY_ENTITY_METRIC else name
+        table.add_row(label, str(result.cv.n), *cells[0], *cells[1])
         if result.fit_all:
             stale.append(f"{name}: {result.fit_all}")
     out.print(table)
     out.print(
         "in-sample: the shipped defaults, fitted on all of these labels; CV: each fold scored "
-        "with parameters fitted on the other folds only (key entities: lenient F1 and "
-        "correctness with penalty)"
+        "with parameters fitted on the other folds only (key entities: lenient F1 in the acc "
+        "columns, correctness with penalty in the kappa columns)"
     )
     for line in stale:
         out.print(f"the fit on all labels differs from the shipped defaults: {line}")

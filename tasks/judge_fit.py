@@ -65,8 +65,11 @@ class Figures(BaseModel):
 
 
 class Problem(Protocol):
-    metric: str
-    params: type[RuleParams]
+    @property
+    def metric(self) -> str: ...
+
+    @property
+    def params(self) -> type[RuleParams]: ...
 
     def items(self, set_dir: Path) -> list[Item]: ...
 

@@ -5,6 +5,7 @@ the caller to spell or check a value after a lookup with it failed. Findings onl
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -20,6 +21,8 @@ _VERIFY = re.compile(
     r"confirm (?:the|your|that|it)|(?:is|was) (?:that|it) correct|did i (?:get|hear))",
     re.IGNORECASE,
 )
+# A lookup that found nothing for the value (not a refusal such as "once per 180 days").
+_NOT_FOUND = re.compile(r"not[ _]found|no \w+ found|does not match|mismatch|invalid|unknown")
 _DIM = "failing_to_disambiguate"
 
 
@@ -76,7 +79,8 @@ def _unverified(trace: list[TraceItem], tools: list[dict[str, Any]]) -> list[Fin
             continue
         response = next((r.response for r in trace[i + 1 :] if r.kind == "tool_response"), None)
         values = [v for v in item.params.values() if isinstance(v, str) and not is_placeholder(v)]
-        if not tool_failed(response) or not any(heard.has_text(v) for v in values):
+        missed = tool_failed(response) and _NOT_FOUND.search(json.dumps(response).lower())
+        if not missed or not any(heard.has_text(v) for v in values):
             continue
         reply = next((t for t in trace[i + 1 :] if t.kind in ("assistant", "user")), None)
         if reply is not None and reply.kind == "assistant" and not _VERIFY.search(reply.text):

@@ -32,7 +32,8 @@ def tunable(default: Any, grid: tuple[Any, ...], why: str, prior: Any = None) ->
     start = grid[len(grid) // 2] if prior is None else prior
     if start not in grid or default not in grid:
         raise ValueError(f"prior {start!r} and default {default!r} must be in the grid {grid}")
-    return Field(default=default, description=why, json_schema_extra={"grid": grid, "prior": start})
+    extra = {"grid": list(grid), "prior": start}
+    return Field(default=default, description=why, json_schema_extra=extra)
 
 
 class Finding(BaseModel):
@@ -55,7 +56,7 @@ class RuleParams(BaseModel):
     @classmethod
     def space(cls) -> dict[str, tuple[Any, ...]]:
         """Field -> grid, in declaration order (the order the fit visits them)."""
-        return {name: _extra(cls, name)["grid"] for name in cls.model_fields}
+        return {name: tuple(_extra(cls, name)["grid"]) for name in cls.model_fields}
 
     @classmethod
     def prior(cls) -> Self:

@@ -40,25 +40,28 @@ from tasks.judges.offline.speech_context import IDENTIFIERS, context_identifiers
 from tasks.judges.offline.tuning import Finding
 from tasks.spoken.words import MONTHS
 
-SCOPE = """Rule-based faithfulness check. Flags: tool arguments that are placeholders or
-identifiers/dates/amounts found in no earlier caller turn, tool result or policy text
-(rated 2 on read tools, 1 on write tools); amounts, codes, flight numbers, dates and times
-the agent states that no caller turn, tool result or policy figure supports. Simple
-arithmetic is allowed: amounts may be sums or differences of up to three known money
-figures or a figure times a count (per passenger, per night); dates may be a known date
-shifted by a period the policy, a tool or the caller names (months also by the difference
-of two such periods); short all-letter words (ID, HR) are not identifiers, identifiers
-glued to a label word or read one after another are checked piece by piece, and values
-given as an example are not claims; for speech-to-speech agents (whose turns are
-transcripts of their audio) an identifier one symbol off a known one of five or more
-symbols is an articulation slip, left to agent speech fidelity. Also flags 'on time / no
-delay' claims contradicted by a tool result; irreversible or charging writes executed
-without the caller's agreement (a caller picking the offered value agrees to a free write;
-agreement given before an identity check still holds) or charging money never mentioned
-before (rated 1); policy-style claims whose content words are absent from the policy and tool results; claimed
-emails/texts without a tool to send them; airline brands not in the role, policy or tool
-results; a failed lookup retried with an unsourced value instead of asking the caller. It
-cannot judge meaning: wrong enum choices, omitted caveats, misapplied policy conditions,
+SCOPE = """Rule-based faithfulness check; what each finding costs its dimension is fitted to
+human labels (FaithfulnessParams; the spec fixes 2 for read-only lookups, 1 for writes).
+Finds: tool arguments that are placeholders or identifiers/dates/amounts found in no
+earlier caller turn, tool result or policy text; amounts, codes, flight numbers, gates,
+dates and times the agent states that no caller turn, tool result or policy figure
+supports. Simple arithmetic is allowed: amounts may be sums or differences of up to three
+known money figures or a figure times a count (per passenger, per night); dates may be a
+known date shifted by a period the policy, a tool or the caller names (months also by the
+difference of two such periods); short all-letter words (ID, HR) are not identifiers,
+identifiers glued to a label word or read one after another are checked piece by piece,
+and values given as an example are not claims; for speech-to-speech agents (whose turns
+are transcripts of their audio) an identifier one symbol off a known one of five or more
+symbols is an articulation slip, left to agent speech fidelity. Also finds 'on time / no
+delay' claims contradicted by a tool result or that no tool reported; irreversible or
+charging writes executed without the caller's agreement (a caller picking the offered value
+agrees to a free write; agreement given before an identity check still holds) or charging
+money never mentioned before; policy-style claims whose content words are absent from the
+policy and tool results; claimed emails/texts without a tool to send them; airline brands
+not in the role, policy or tool results; a failed lookup retried with other values instead
+of asking the caller, or a not-found lookup of the caller's value not followed by asking
+to spell or check it; tool calls on a turn where the caller gave two conflicting values.
+It cannot judge meaning: wrong enum choices, omitted caveats, misapplied policy conditions,
 paraphrased misstatements or whether a caller's request was ambiguous."""
 
 _DATE_WHY = "date from no source"

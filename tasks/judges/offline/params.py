@@ -1,9 +1,11 @@
 """The offline judges' fitted parameters: one model per judged metric (see ``tuning``).
 
-Defaults are the fit on all of the project's labels (``tasks.judge_fit.fit_all``,
-re-checked by ``tests/tasks/test_judge_fit.py``); priors are the spec's figures where
-EVA_SPEC states one, else the middle of the grid. Override per run through the judge's
-params, keyed by metric: ``judge: {name: offline, params: {conciseness: {max_words: 60}}}``.
+Defaults are the fit on all of the project's labels (``tasks.judge_fit.fit`` over every
+item; ``evaflow judges validate --cv 5`` prints any drift and
+``tests/tasks/test_judge_fit.py`` fails on it); priors are the spec's figures where EVA_SPEC
+states one, else the middle of the grid. A one-value grid is a value the spec fixes.
+Override per run through the judge's params, keyed by metric:
+``judge: {name: offline, params: {conciseness: {max_words: 50}}}``.
 
 What is *not* here, though it was written while looking at the same labels: the rules'
 regular expressions and word lists (filler phrases, ask and self-correction words, entity

@@ -1,8 +1,9 @@
 """The shared Typer ``app`` and its output helpers.
 
-Every command module (``cli``, ``commands``, ``analysis_cli``, ``serve_cli``,
-``systems_cli``) imports these from here, so none of them imports another command module
-to get them and ``flows.cli.main`` can import the command modules without a circle.
+Every command module (``cli``, ``commands``, ``analysis_cli``, ``judges_cli``,
+``serve_cli``, ``systems_cli``) imports these from here, so none of them imports another
+command module to get them and ``flows.cli.main`` can import the command modules without a
+circle.
 """
 
 from __future__ import annotations

@@ -355,7 +355,15 @@ def print_summary(summary: Any, rehearsal: bool = False) -> None:
 
 def load_commands() -> None:
     """Import every command module: importing one registers its subcommands on ``app``."""
-    from flows import analysis_cli, commands, compare_cli, score_cli, serve_cli, systems_cli  # noqa: F401
+    from flows import (  # noqa: F401
+        analysis_cli,
+        commands,
+        compare_cli,
+        judges_cli,
+        score_cli,
+        serve_cli,
+        systems_cli,
+    )
 
 
 def _usage_message(exc: typer.TyperException) -> str:

@@ -1,4 +1,4 @@
-"""Subcommands besides ``run``: query, runs, scenarios, judges, report."""
+"""Subcommands besides ``run``: query, runs, scenarios, report."""
 
 from __future__ import annotations
 
@@ -21,16 +21,13 @@ from flows.app import (
     out,
 )
 from flows.app import split_values as _split
-from flows.judge_options import JudgeModelOpt, ModelListOpt, judge_options
 
 runs_app = typer.Typer(help="List and inspect stored runs.", no_args_is_help=True)
 scenarios_app = typer.Typer(
     help="Scenario sources: list, show, validate, replay, generate.", no_args_is_help=True
 )
-judges_app = typer.Typer(help="Judges: validate against human labels.", no_args_is_help=True)
 app.add_typer(runs_app, name="runs")
 app.add_typer(scenarios_app, name="scenarios")
-app.add_typer(judges_app, name="judges")
 
 Store_ = Annotated[str, typer.Option("--store", help="Store root: directory or fsspec URL")]
 FORMATS = ("table", "csv", "json")
@@ -241,82 +238,6 @@ def _load(eva_root: Path | None, pack: Path | None, domains: list[str] | None) -
     except ValueError as exc:  # ConfigError and ScenarioError are ValueErrors
         fail(str(exc))
     return []
-
-
-@judges_app.command("validate")
-def judges_validate(
-    set_dir: Annotated[
-        Path, typer.Option("--set", help="Directory of human-labelled *.jsonl sets")
-    ],
-    judge: Annotated[str, typer.Option(help="offline | llm")] = "offline",
-    metric: Annotated[list[str] | None, typer.Option(help="Only these metrics")] = None,
-    model_list: ModelListOpt = None,
-    judge_model: JudgeModelOpt = None,
-    as_json: Annotated[bool, typer.Option("--json")] = False,
-) -> None:
-    """Agreement of a judge with human labels: accuracy, macro-F1, Cohen's kappa. With
-    ``--judge llm``: the model list and assignments a run would use (checked first)."""
-    from evaflow_core.registry import UnknownNameError
-    from tasks.judge_validation import validate_judge
-
-    if not set_dir.is_dir():
-        fail(f"--set {set_dir}: not a directory")
-    entries, models = judge_options(model_list, judge_model)
-    params = _validation_judge_params(judge, entries, models, _split(metric))
-    try:
-        report = validate_judge(set_dir, judge, _split(metric), judge_params=params)
-    except (UnknownNameError, ValueError) as exc:  # an unknown --judge or --metric
-        fail(str(exc))
-    data = report.model_dump()
-    if as_json:
-        emit_json(data)
-        return
-    table = Table(title=f"judge '{judge}' vs human labels")
-    for col in ("metric", "n", "accuracy", "macro-F1", "kappa"):
-        table.add_column(col)
-    for name, m in data.get("metrics", {}).items():
-        table.add_row(
-            name,
-            str(m.get("n")),
-            _cell(m.get("accuracy")),
-            _cell(m.get("macro_f1")),
-            _cell(m.get("kappa")),
-        )
-    out.print(table)
-    ke = data.get("key_entity_transcription") or {}
-    if ke:
-        out.print(
-            f"key_entity_transcription: n={ke.get('n')} entity F1 (lenient)={_cell(ke.get('entity_f1_lenient'))} "
-            f"correctness with penalty={_cell(ke.get('correctness_with_penalty'))}"
-        )
-
-
-def _validation_judge_params(
-    judge: str, entries: list[Any] | None, models: dict[str, str], metrics: list[str] | None
-) -> dict[str, Any]:
-    """The llm judge's params for ``judges validate`` ({} for other judges), its models
-    and keys checked for the metrics validated: one line and exit 2 when one is missing."""
-    import os
-
-    from tasks.judge_checks import llm_judge_params, llm_judge_problems
-    from tasks.judge_validation import ALIASES, SET_FILES
-
-    if judge != "llm":
-        if entries is not None or models:
-            fail("--model-list and --judge-model are for --judge llm")
-        return {}
-    try:
-        params = llm_judge_params({}, entries, models, os.environ)
-    except ValueError as exc:  # a damaged $EVA_MODEL_LIST
-        fail(str(exc))
-    wanted = [ALIASES.get(m, m) for m in (metrics or list(SET_FILES))]
-    # agent_speech_fidelity's set has no audio: it is reported as skipped, never judged.
-    problems = llm_judge_problems(
-        params, [m for m in wanted if m in SET_FILES and m != "agent_speech_fidelity"]
-    )
-    if problems:
-        fail("; ".join(problems))
-    return params
 
 
 @app.command()

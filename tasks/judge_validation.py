@@ -11,12 +11,9 @@ Sets (``<set_dir>/*.jsonl``, formats differ per file):
 * ``agent_speech_fidelity.jsonl``: labels only; the audio is not part of the set, so the
   metric is reported as skipped.
 
-Halves (``half=``): every set is split by a fixed rule, the position of its valid rows in
-file order: rows 0, 2, 4, ... are the *development* half, rows 1, 3, 5, ... the
-*held-out* half (``HALVES``). Judge rules may be tuned on the development half only; the
-agreement floors in tests/tasks/test_judge_validation.py are measured on the held-out half.
-Conversation sets count only valid rows (not ``invalid``, rating 1-3), so the halves do
-not shift when a row is marked invalid.
+Agreement on all labels is *in-sample* for the offline judge: its parameters are fitted to
+these labels (``tasks.judges.offline.params``). ``tasks.judge_fit.cross_validate`` measures
+it honestly, each fold scored with parameters fitted on the other folds only.
 
 Statistics per metric: n, accuracy, macro-F1, Cohen's kappa (linear weights, ordinal
 scales) and the confusion matrix ``{human: {judge: count}}`` (``tasks.judges.agreement``).
@@ -60,11 +57,12 @@ from tasks.judges.inputs import (
     ConversationInput,
     EntityUnit,
     KeyEntityInput,
+    TraceItem,
     trace_from_events,
 )
 from tasks.judges.offline.entities import same_entity
-from tasks.judges.offline.experience import PROGRESSION_DIMENSIONS
 from tasks.judges.offline.policy import DIMENSIONS as FAITHFULNESS_DIMENSIONS
+from tasks.judges.offline.progression import PROGRESSION_DIMENSIONS
 from tasks.judges.parsing import per_turn_items
 from tasks.judges.scoring import parse_per_turn, score_dimensions
 
@@ -78,7 +76,6 @@ SET_FILES = {
 }
 ALIASES = {"key_entity_transcription": KEY_ENTITY_METRIC}
 SPURIOUS_PENALTY = 0.5
-HALVES = {"development": 0, "held_out": 1}
 
 
 class MetricAgreement(BaseModel):
@@ -121,20 +118,44 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
     return rows
 
 
-def _valid_row(metric: str, row: dict[str, Any]) -> bool:
-    if metric in ("faithfulness", "conversation_progression"):
-        return row.get("invalid") is not True and row.get("expected_rating") in (1, 2, 3)
-    return True
+def rated_conversations(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The rows of a conversation set that count: not ``invalid``, rated 1-3."""
+    return [
+        r for r in rows if r.get("invalid") is not True and r.get("expected_rating") in (1, 2, 3)
+    ]
 
 
-def select_half(rows: list[dict[str, Any]], metric: str, half: str | None) -> list[dict[str, Any]]:
-    """The ``half`` of a set's valid rows (see the module docstring); all rows for None."""
-    if half is None:
-        return rows
-    if half not in HALVES:
-        raise ValueError(f"unknown half {half!r}; valid: {', '.join(HALVES)}")
-    valid = [row for row in rows if _valid_row(metric, row)]
-    return valid[HALVES[half] :: 2]
+def conversation_input(row: dict[str, Any], config: dict[str, Any]) -> ConversationInput:
+    return ConversationInput(
+        trace=trace_from_events(row["trace"]),
+        role=str(config.get("role", "")),
+        instructions=str(config.get("instructions", "")),
+        tools=list(config.get("tools") or []),
+        current_date_time=str(row.get("current_date_time") or ""),
+    )
+
+
+def conciseness_trace(row: dict[str, Any]) -> tuple[list[dict[str, Any]], list[TraceItem]]:
+    """The row's turns and the trace built from them (one trace item per turn, in order)."""
+    turns = row.get("conv_turns") or []
+    events = [
+        {
+            "event_type": "agent_utterance" if t.get("role") != "user" else "user_utterance",
+            "utterance": t.get("content", ""),
+        }
+        for t in turns
+    ]
+    return turns, trace_from_events(events)
+
+
+def entity_units(row: dict[str, Any]) -> list[EntityUnit]:
+    """The caller turns with both an intended text and a transcript."""
+    spoken, heard = row.get("user_tts") or [], row.get("transcription") or []
+    return [
+        EntityUnit(unit_id=i, expected=text, transcribed=heard[i])
+        for i, text in enumerate(spoken)
+        if i < len(heard) and text.strip() and heard[i].strip()
+    ]
 
 
 def agent_config(set_dir: Path, domain: str = "airline") -> dict[str, Any]:
@@ -161,16 +182,8 @@ def _conversation_set(
 ) -> MetricAgreement:
     dims = FAITHFULNESS_DIMENSIONS if metric == "faithfulness" else PROGRESSION_DIMENSIONS
     labels, preds = [], []
-    for row in rows:
-        if row.get("invalid") is True or row.get("expected_rating") not in (1, 2, 3):
-            continue
-        inputs = ConversationInput(
-            trace=trace_from_events(row["trace"]),
-            role=str(config.get("role", "")),
-            instructions=str(config.get("instructions", "")),
-            tools=list(config.get("tools") or []),
-            current_date_time=str(row.get("current_date_time") or ""),
-        )
+    for row in rated_conversations(rows):
+        inputs = conversation_input(row, config)
         verdict = judge.evaluate(JudgeTask(metric=metric, inputs=inputs))
         score = score_dimensions(metric, verdict, dims, num_turns=len(inputs.trace))
         labels.append(int(row["expected_rating"]))
@@ -182,15 +195,7 @@ def _conciseness_set(rows: list[dict[str, Any]], judge: Judge) -> MetricAgreemen
     labels: list[int] = []
     preds: list[int | None] = []
     for row in rows:
-        turns = row.get("conv_turns") or []
-        events = [
-            {
-                "event_type": "agent_utterance" if t.get("role") != "user" else "user_utterance",
-                "utterance": t.get("content", ""),
-            }
-            for t in turns
-        ]
-        trace = trace_from_events(events)
+        turns, trace = conciseness_trace(row)
         expected = sorted({item.turn_id for item in trace})
         verdict = judge.evaluate(
             JudgeTask(metric="conciseness", inputs=ConcisenessInput(trace=trace))
@@ -205,14 +210,8 @@ def _conciseness_set(rows: list[dict[str, Any]], judge: Judge) -> MetricAgreemen
 
 
 def _judge_entities(row: dict[str, Any], judge: Judge) -> dict[int, list[dict[str, Any]]]:
-    spoken, heard = row.get("user_tts") or [], row.get("transcription") or []
-    units = [
-        EntityUnit(unit_id=i, expected=text, transcribed=heard[i])
-        for i, text in enumerate(spoken)
-        if i < len(heard) and text.strip() and heard[i].strip()
-    ]
     verdict = judge.evaluate(
-        JudgeTask(metric=KEY_ENTITY_METRIC, inputs=KeyEntityInput(units=units))
+        JudgeTask(metric=KEY_ENTITY_METRIC, inputs=KeyEntityInput(units=entity_units(row)))
     )
     out: dict[int, list[dict[str, Any]]] = {}
     for item in per_turn_items(verdict.raw_text) or []:
@@ -265,10 +264,8 @@ def validate_judge(
     metrics: list[str] | None = None,
     *,
     judge_params: dict[str, Any] | None = None,
-    half: str | None = None,
 ) -> JudgeValidationReport:
-    """Run ``judge`` on every labelled set in ``set_dir`` (or only ``metrics``), on all rows
-    or on one ``half`` ("development" / "held_out")."""
+    """Run ``judge`` on every labelled set in ``set_dir`` (or only ``metrics``)."""
     set_dir = Path(set_dir)
     if not set_dir.is_dir():
         raise FileNotFoundError(f"{set_dir}: judge-validation set directory not found")
@@ -293,10 +290,9 @@ def validate_judge(
         elif metric == "agent_speech_fidelity":
             report.skipped[metric] = "labels only: the set does not include the agent audio"
         elif metric == KEY_ENTITY_METRIC:
-            rows = select_half(read_jsonl(path), metric, half)
-            report.key_entity_transcription = _entity_set(rows, instance)
+            report.key_entity_transcription = _entity_set(read_jsonl(path), instance)
         else:
-            report.metrics[metric] = runners[metric](select_half(read_jsonl(path), metric, half))
+            report.metrics[metric] = runners[metric](read_jsonl(path))
     return report
 
 

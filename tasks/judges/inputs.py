@@ -87,7 +87,7 @@ def trace_from_events(events: list[dict[str, Any]]) -> list[TraceItem]:
                 TraceItem(kind="assistant", turn_id=turn, text=str(event.get("utterance", "")))
             )
         elif kind == "tool_call":
-            params = event.get("params") or {}
+            params = _decoded(event.get("params")) or {}
             items.append(
                 TraceItem(
                     kind="tool_call",
@@ -102,10 +102,20 @@ def trace_from_events(events: list[dict[str, Any]]) -> list[TraceItem]:
                     kind="tool_response",
                     turn_id=turn,
                     tool_name=event.get("tool_name"),
-                    response=event.get("response"),
+                    response=_decoded(event.get("response")),
                 )
             )
     return items
+
+
+def _decoded(value: Any) -> Any:
+    """Some logs store a call's arguments or its response as a JSON string: read it."""
+    if isinstance(value, str) and value.lstrip().startswith(("{", "[")):
+        try:
+            return json.loads(value)
+        except json.JSONDecodeError:
+            return value
+    return value
 
 
 def _compact(value: Any) -> str:

@@ -11,7 +11,7 @@ from typing import Any
 
 from tasks.judges import JudgeTask, resolve_judge
 from tasks.judges.adapters import conversation_input
-from tasks.judges.offline.experience import PROGRESSION_DIMENSIONS
+from tasks.judges.offline.progression import PROGRESSION_DIMENSIONS
 from tasks.judges.scoring import score_dimensions
 from tasks.metrics.base import MetricInfo, register_metric
 from tasks.metrics.context import MetricContext

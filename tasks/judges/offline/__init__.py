@@ -18,7 +18,7 @@ from pydantic import BaseModel, Field
 from evaflow_core.registry import Registry
 from tasks.judges.base import JUDGES, JudgeTask, JudgeVerdict, prompt_hash
 
-RULES_VERSION = "offline-v2"  # v2: arithmetic, derived dates, exonerations (issue 6)
+RULES_VERSION = "offline-v3"  # v3: fitted parameters, cross-validated (issue 31)
 
 
 class OfflineAnswer(BaseModel):
@@ -62,7 +62,8 @@ def offline_rule(
 
 
 class OfflineJudge:
-    """Deterministic judge. ``params`` are passed to every rule (e.g. a recogniser spec)."""
+    """Deterministic judge. ``params`` are passed to every rule (e.g. a recogniser spec, or
+    ``{metric: {field: value}}`` overriding a rule's fitted parameters)."""
 
     name = "offline"
 
@@ -70,12 +71,21 @@ class OfflineJudge:
         self.params = dict(params or {})
 
     def prompt_hash(self, metric: str) -> str:
-        return OFFLINE_RULES.get(metric).hash
+        """The rule's hash; with parameter overrides for ``metric`` (``params[metric]``, see
+        ``tasks.judges.offline.params``) a different one, so the scores are told apart."""
+        rule_hash = OFFLINE_RULES.get(metric).hash
+        overrides = self.params.get(metric)
+        if not overrides:
+            return rule_hash
+        return prompt_hash(f"{rule_hash}\n{json.dumps(overrides, sort_keys=True, default=str)}")
 
     def evaluate(self, task: JudgeTask) -> JudgeVerdict:
         rule = OFFLINE_RULES.get(task.metric)
         verdict = JudgeVerdict(
-            judge=self.name, metric=task.metric, prompt_hash=rule.hash, scope=rule.scope
+            judge=self.name,
+            metric=task.metric,
+            prompt_hash=self.prompt_hash(task.metric),
+            scope=rule.scope,
         )
         try:
             answer = rule.fn(task, self.params)

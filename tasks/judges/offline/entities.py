@@ -199,7 +199,9 @@ def _normalized_rules(norm: str, found: list[CallerEntity]) -> None:
         _add(found, "flight_number", f"{m.group(1)} {m.group(2)}{m.group(3)}")
     for m in re.finditer(r"\b[A-Z]{2}\s?\d{2,4}\b", norm):
         _add(found, "flight_number", m.group(0))
-    for m in re.finditer(r"\bgate\s+([a-z])\s?(\d{1,3})\b", norm, re.IGNORECASE):
+    for m in re.finditer(
+        r"\bgate\s+(?:is\s+|will be\s+|now\s+|changed to\s+)?([a-z])\s?(\d{1,3})\b", norm, re.I
+    ):
         _add(found, "gate", f"{m.group(1)}{m.group(2)}".upper())
     for m in re.finditer(
         rf"\bseat\s+(?:(?:is|number|to|in)\s+)?((?:\d\s?){{1,2}})\s?([a-k]|{_SEAT_NATO})\b",

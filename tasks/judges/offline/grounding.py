@@ -65,6 +65,13 @@ def _squeeze(text: str) -> str:
     return re.sub(r"(?<=[a-z])0+(?=\d)", "", re.sub(r"[^a-z0-9@]", "", text.lower()))
 
 
+def tool_failed(response: Any) -> bool:
+    """A tool response reporting an error (``"status": "error"`` or ``"is_error": true``)."""
+    if not isinstance(response, dict):
+        return False
+    return str(response.get("status", "")).lower() == "error" or response.get("is_error") is True
+
+
 def is_placeholder(value: Any) -> bool:
     text = str(value).strip().lower()
     return text in PLACEHOLDERS or bool(re.fullmatch(r"(.)\1{3,}", text))

@@ -21,6 +21,7 @@ from tasks.judges.offline.entities import (
     text_forms,
     time_variants,
 )
+from tasks.judges.offline.params import KeyEntityParams
 from tasks.spoken.words import MONTHS
 
 SCOPE = """Rule-based key-entity transcription check. Turns mode: extracts concrete entities
@@ -70,25 +71,31 @@ def _entity_row(entity: CallerEntity, correct: bool, heard: str, skipped: bool) 
     }
 
 
-def judge_turns(inp: KeyEntityInput) -> list[dict[str, Any]]:
-    """One answer item per unit; adjacent transcripts tolerate drift across turns."""
+def judge_turns(inp: KeyEntityInput, p: KeyEntityParams | None = None) -> list[dict[str, Any]]:
+    """One answer item per unit; adjacent transcripts tolerate drift across turns (when
+    ``p.adjacent_drift``); only the entity kinds ``p`` reports."""
+    p = p or KeyEntityParams()
     heard_by_id = {u.unit_id: u.transcribed for u in inp.units}
     out = []
     for unit in inp.units:
         spoken, unspoken = _spoken_and_unspoken(unit.expected)
         neighbours = [heard_by_id.get(unit.unit_id + d, "") for d in (-1, 1)]
         rows = []
-        for entity in find_entities(spoken):
+        for entity in (e for e in find_entities(spoken) if p.reports(e.type)):
             correct, heard = heard_as(entity, unit.transcribed)
             # Drift: the value slid into the next/previous transcript segment. Only when this
             # turn holds nothing resembling it; a similar but wrong span is a mishearing.
-            drifted = not heard and any(heard_as(entity, t)[0] for t in neighbours if t)
+            drifted = (
+                p.adjacent_drift
+                and not heard
+                and any(heard_as(entity, t)[0] for t in neighbours if t)
+            )
             if not correct and drifted:
                 correct, heard = True, "(heard in an adjacent turn)"
             rows.append(_entity_row(entity, correct, heard, skipped=False))
         known = {compact(r["value"]) for r in rows}
         for entity in find_entities(unspoken) if unspoken.strip() else []:
-            if compact(entity.value) not in known:
+            if compact(entity.value) not in known and p.reports(entity.type):
                 rows.append(_entity_row(entity, False, "", skipped=True))
         n_ok = sum(1 for r in rows if r["correct"])
         n_rated = sum(1 for r in rows if not r["skipped"])
@@ -247,4 +254,5 @@ def key_entities_rule(task: JudgeTask, params: Mapping[str, Any]) -> OfflineAnsw
         return OfflineAnswer(error=f"expected KeyEntityInput, got {type(inp).__name__}")
     if inp.mode == "tool_calls":
         return OfflineAnswer(output=judge_tool_calls(inp.trace))
-    return OfflineAnswer(output=judge_turns(inp))
+    p = KeyEntityParams.resolve("transcription_accuracy_key_entities", params)
+    return OfflineAnswer(output=judge_turns(inp, p))

@@ -6,11 +6,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from pydantic import BaseModel, Field
-
 from tasks.judges.inputs import ConversationInput, TraceItem
 from tasks.judges.offline.entities import canonical, compact, find_entities
-from tasks.judges.offline.grounding import Sources, numbers_in
+from tasks.judges.offline.grounding import Sources, numbers_in, tool_failed
+from tasks.judges.offline.tuning import Finding
 
 DIMENSIONS = (
     "fabricating_tool_parameters",
@@ -61,15 +60,7 @@ _SENT_CLAIM = re.compile(
     re.IGNORECASE,
 )
 _SEND_TOOL = re.compile(r"send|email|mail|notify|sms|text|message")
-
-
-class Issue(BaseModel):
-    """One problem a rule found, in the rubric's terms."""
-
-    dimension: str
-    rating: int = Field(ge=1, le=3)
-    turn: int
-    evidence: str
+_SELF_CORRECTION = re.compile(r"\b(actually|wait|i mean|or maybe|whichever|make that)\b", re.I)
 
 
 def tool_type(name: str, tools: list[dict[str, Any]]) -> str:
@@ -133,13 +124,16 @@ def _walk(value: Any, key: str = "") -> list[tuple[str, Any]]:
 
 def _write_problem(
     trace: list[TraceItem], i: int, said: list[str], tools: list[dict[str, Any]], charged: bool
-) -> str | None:
-    """Why the write at ``trace[i]`` lacks the caller's informed agreement, if it does.
-    ``said`` holds the caller's words of this turn and of the turn before."""
+) -> tuple[str, str] | None:
+    """(finding kind, why) when the write at ``trace[i]`` lacks the caller's informed
+    agreement. ``said`` holds the caller's words of this turn and of the turn before."""
     before = trace[:i]
     last_speech = next((t for t in reversed(before) if t.kind in ("user", "assistant")), None)
     if last_speech is not None and last_speech.kind == "assistant" and "?" in last_speech.text:
-        return "right after asking the caller, without waiting for the answer"
+        return (
+            "write_before_answer",
+            "right after asking the caller, without waiting for the answer",
+        )
     verified = False
     for j in range(i - 1, -1, -1):
         item = trace[j]
@@ -150,16 +144,17 @@ def _write_problem(
         if _verification(item, _response_of(trace, j), tools):
             verified = True
             continue
-        return f"in the same breath as the {item.tool_name} lookup, before telling the caller"
+        why = f"in the same breath as the {item.tool_name} lookup, before telling the caller"
+        return "write_same_breath", why
     # Agreement given in the turn before still holds when this turn only added what the
     # agent asked for next: a one-time code for an identity check, or one more detail that
     # the write then uses ("Please submit it." / "Justification?" / "new_setup.").
     carried = verified or _supplies_detail(said[0], trace[i])
     agreement = " ".join(said) if carried else said[0]
     if not _AFFIRM.search(agreement) and (charged or not caller_chose(said[0], trace[i])):
-        return "without the caller agreeing in this turn"
+        return "write_without_agreement", "without the caller agreeing in this turn"
     if _COST_QUESTION.search(said[0]):
-        return "with the caller's cost question unanswered"
+        return "write_cost_open", "with the caller's cost question unanswered"
     return None
 
 
@@ -195,7 +190,7 @@ def caller_chose(said: str, call: TraceItem) -> bool:
     )
 
 
-def unconfirmed_writes(trace: list[TraceItem], tools: list[dict[str, Any]]) -> list[Issue]:
+def unconfirmed_writes(trace: list[TraceItem], tools: list[dict[str, Any]]) -> list[Finding]:
     """Irreversible or charging write tools run without the caller's informed agreement:
     right after a lookup in the same turn (an identity check that returned no data is not
     one: agreement given before it still holds), right after a question the caller had not
@@ -213,23 +208,23 @@ def unconfirmed_writes(trace: list[TraceItem], tools: list[dict[str, Any]]) -> l
         if item.kind != "tool_call" or not is_write_tool(name, tools):
             continue
         response = _response_of(trace, i)
-        if isinstance(response, dict) and str(response.get("status", "")).lower() == "error":
+        if tool_failed(response):
             continue  # nothing happened
         amounts = charges(item, response)
         charged = bool(amounts)
         if not (charged or _IRREVERSIBLE.search(name)):
             continue
         said = [user_text.get(item.turn_id - k, "").strip() for k in (0, 1)]
-        why = _write_problem(trace, i, said, tools, charged)
-        if not why and charged and not _charge_disclosed(trace, i, amounts):
-            why = "without first telling the caller it costs money"
-        if why:
+        problem = _write_problem(trace, i, said, tools, charged)
+        if not problem and charged and not _charge_disclosed(trace, i, amounts):
+            problem = "write_charge_undisclosed", "without first telling the caller it costs money"
+        if problem:
             issues.append(
-                Issue(
+                Finding(
+                    kind=problem[0],
                     dimension="violating_policies",
-                    rating=1,
                     turn=item.turn_id,
-                    evidence=f"{name} executed {why}"
+                    evidence=f"{name} executed {problem[1]}"
                     + (" (the caller was charged)" if charged else ""),
                 )
             )
@@ -247,9 +242,10 @@ _UNIVERSAL = re.compile(
 )
 
 
-def policy_claims(inp: ConversationInput, sources: Sources) -> list[Issue]:
-    """Policy-style sentences whose content words are absent from every source: two or more
-    unsupported words, or one in a sweeping claim ('all members', 'always', 'unlimited')."""
+def policy_claims(inp: ConversationInput, sources: Sources) -> list[Finding]:
+    """Policy-style sentences with content words absent from every source: a sweeping claim
+    ('all members', 'always', 'unlimited') with one, else measured by how many words and
+    what share of the sentence's (the fitted thresholds decide)."""
     known = set(_content_words(" ".join([inp.role, inp.instructions])))
     known |= set(re.findall(r"[a-z]{4,}", sources.tool_canonical + " " + sources.user_canonical))
     issues = []
@@ -261,21 +257,26 @@ def policy_claims(inp: ConversationInput, sources: Sources) -> list[Issue]:
                 continue  # a question or a request asserts nothing
             words = _content_words(sentence)
             missing = [w for w in words if w not in known and w.rstrip("s") not in known]
-            sweeping = bool(_UNIVERSAL.search(sentence)) and len(missing) >= 1
-            if sweeping or (len(missing) >= 2 and len(missing) / max(1, len(words)) >= 0.34):
-                issues.append(
-                    Issue(
-                        dimension="hallucination",
-                        rating=1,
-                        turn=item.turn_id,
-                        evidence=f"policy claim not in the policy: {sentence.strip()!r}"
-                        f" (unsupported words: {', '.join(missing[:5])})",
-                    )
+            if not missing:
+                continue
+            sweeping = bool(_UNIVERSAL.search(sentence))
+            issues.append(
+                Finding(
+                    kind="sweeping_claim" if sweeping else "policy_claim",
+                    dimension="hallucination",
+                    turn=item.turn_id,
+                    evidence=f"policy claim not in the policy: {sentence.strip()!r}"
+                    f" (unsupported words: {', '.join(missing[:5])})",
+                    measures={
+                        "unsupported": float(len(missing)),
+                        "share": len(missing) / max(1, len(words)),
+                    },
                 )
+            )
     return issues
 
 
-def capability_claims(inp: ConversationInput) -> list[Issue]:
+def capability_claims(inp: ConversationInput) -> list[Finding]:
     """'I've emailed you...' when no tool can send anything."""
     names = " ".join(str(t.get("id", t.get("name", ""))) for t in inp.tools)
     names += " " + " ".join(i.tool_name or "" for i in inp.trace if i.kind == "tool_call")
@@ -286,11 +287,20 @@ def capability_claims(inp: ConversationInput) -> list[Issue]:
         text = item.text.replace("\u2019", "'")
         if item.kind == "assistant" and (m := _SENT_CLAIM.search(text)):
             issues.append(
-                Issue(
+                Finding(
+                    kind="capability_claim",
                     dimension="hallucination",
-                    rating=1,
                     turn=item.turn_id,
                     evidence=f"claims it {m.group(1)} something; no tool can send",
                 )
             )
     return issues
+
+
+def self_corrected(said: str) -> bool:
+    """The caller corrected itself between two values of the same kind ("June 15, actually
+    make that June 16"): contradictory input to clarify before acting on it."""
+    if not _SELF_CORRECTION.search(said):
+        return False
+    kinds = [e.type for e in find_entities(said)]
+    return any(kinds.count(k) >= 2 for k in ("date", "code", "amount", "time"))

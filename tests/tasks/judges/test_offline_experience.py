@@ -49,6 +49,7 @@ def test_conciseness_medium_turn_is_2() -> None:
         "Thanks. I see your booking from Atlanta to Boston today, and the flight already left. "
         "When a flight departs the booking is usually marked as a no-show, which can lock it. "
         "You are still inside the same-day window, so I can reinstate and rebook it. "
+        "I can also check whether an aisle seat is still open on the later flights. "
         "Do you want the earliest flight out, or something later this afternoon?"
     )
     out = conciseness(

@@ -8,6 +8,7 @@ import pytest
 
 from tasks.judges import JudgeTask, make_judge
 from tasks.judges.inputs import ConversationInput, TraceItem
+from tasks.judges.offline.faithfulness import collect_issues
 
 POLICY = """Explain before acting: tell the caller any fee and get explicit confirmation.
 Voluntary change: $75 change fee plus fare difference. Meal voucher: $12 for delays over 2 hours."""
@@ -264,10 +265,19 @@ def parking_trace(last_change: str) -> list[TraceItem]:
     ]
 
 
+def unsourced_dates(trace: list[TraceItem]) -> list[str]:
+    """The statement findings about dates (measured; whether they count is a fitted
+    parameter, FaithfulnessParams.unsourced_date_time)."""
+    inputs = ConversationInput(
+        trace=trace, role=ROLE, tools=ITSM_TOOLS, current_date_time="2026-10-16"
+    )
+    return [f.evidence for f in collect_issues(inputs) if f.kind == "unsourced_date_time"]
+
+
 def test_a_date_derived_from_a_tool_date_and_a_stated_period_is_grounded() -> None:
     assert judge_with(parking_trace("August nineteenth"), ITSM_TOOLS)["rating"] == 3
-    answer = judge_with(parking_trace("August twenty second"), ITSM_TOOLS)
-    assert answer["dimensions"]["misrepresenting_tool_result"]["rating"] == 2
+    assert unsourced_dates(parking_trace("August nineteenth")) == []
+    assert len(unsourced_dates(parking_trace("August twenty second"))) == 1
 
 
 def test_a_date_time_argument_needs_the_date_and_an_offered_time() -> None:

@@ -48,6 +48,8 @@ class LLMCall(BaseModel):
     error: str | None = Field(default=None, description="Why no usable response came back")
     input_tokens: int = 0
     output_tokens: int = 0
+    input_audio_tokens: int = Field(default=0, description="Audio tokens inside input_tokens")
+    cached_input_tokens: int = Field(default=0, description="Cached tokens inside input_tokens")
     cost_usd: float | None = Field(default=None, description="LiteLLM's cost of the response")
     latency_s: float = 0.0
     timestamp: str = ""
@@ -81,6 +83,15 @@ def router_for(model_list: Sequence[Deployment], policy: RouterPolicy) -> Any:
         return router
 
 
+def import_litellm() -> Any:
+    """The ``litellm`` module, set up as :func:`router_for` sets it up (the shipped cost
+    map); for calls outside a Router, such as the files API."""
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    import litellm
+
+    return litellm
+
+
 def complete(
     model_list: Sequence[Deployment],
     model_name: str,
@@ -112,6 +123,9 @@ def _read_response(call: LLMCall, response: Any) -> None:
     usage = getattr(response, "usage", None)
     call.input_tokens = int(getattr(usage, "prompt_tokens", 0) or 0)
     call.output_tokens = int(getattr(usage, "completion_tokens", 0) or 0)
+    details = getattr(usage, "prompt_tokens_details", None)
+    call.input_audio_tokens = int(getattr(details, "audio_tokens", 0) or 0)
+    call.cached_input_tokens = int(getattr(details, "cached_tokens", 0) or 0)
     hidden = getattr(response, "_hidden_params", None) or {}
     cost = hidden.get("response_cost")
     call.cost_usd = float(cost) if isinstance(cost, int | float) else None

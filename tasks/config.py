@@ -359,8 +359,9 @@ def with_judge_env(raw: dict[str, Any], environ: Mapping[str, str] | None) -> di
     judge = raw.get("judge")
     if environ is None or not isinstance(judge, dict) or judge.get("name") != "llm":
         return raw
-    params = judge.get("params") if isinstance(judge.get("params"), dict) else {}
-    return {**raw, "judge": {**judge, "params": with_env_models(params, environ)}}
+    params = judge.get("params")
+    given: dict[str, Any] = params if isinstance(params, dict) else {}
+    return {**raw, "judge": {**judge, "params": with_env_models(given, environ)}}
 
 
 # Fields whose input may hold a key: an error about them never quotes the input.

@@ -188,7 +188,9 @@ class LLMJudge:
             return verdict
         try:
             system, user = render_messages(key, prompt_variables(task))
-            audio = judge_audio(task.audio.path) if self._hears(task) else None
+            audio = None
+            if task.metric in AUDIO_METRICS and task.audio is not None:
+                audio = judge_audio(task.audio.path)
         except (AudioReadError, KeyError, TypeError) as exc:
             verdict.error = f"llm judge: {exc}"
             return verdict
@@ -202,10 +204,6 @@ class LLMJudge:
         verdict.raw_text = call.text
         verdict.error = None if call.error is None else f"llm judge: {call.error}"
         return verdict
-
-    @staticmethod
-    def _hears(task: JudgeTask) -> bool:
-        return task.metric in AUDIO_METRICS and task.audio is not None
 
     def _listen(
         self,

@@ -89,7 +89,8 @@ class FileStore:
                 400, "INVALID_ARGUMENT", "X-Goog-Upload-Header-Content-Length is required"
             ) from None
         mime = headers.get("x-goog-upload-header-content-type", "")
-        meta = body.get("file") if isinstance(body.get("file"), dict) else {}
+        file = body.get("file")
+        meta: dict[str, Any] = file if isinstance(file, dict) else {}
         display = str(meta.get("display_name") or meta.get("displayName") or "")
         upload_id = uuid.uuid4().hex
         with self._lock:

@@ -1,7 +1,12 @@
-"""A run judged by the reference's judge models on the providers' stand-ins (issue 31): the
-faithfulness judge is rate-limited throughout, so each attempt stores a faithfulness error
-with the provider's reason (the other judges score); ``evaflow score RUN --failed-only``
-then judges exactly those metrics again, once the provider answers, and nothing else."""
+"""Runs judged by the reference's judge models on the providers' stand-ins (issue 31).
+
+* A text run whose faithfulness judge is rate-limited throughout: each attempt stores a
+  faithfulness error with the provider's reason (the other judges score);
+  ``evaflow score RUN --failed-only`` then judges exactly those metrics again, once the
+  provider answers, and nothing else.
+* An audio run judged again with ``evaflow score RUN --judge llm --model-list FILE``: the
+  speech-fidelity judges hear the stored tracks (Gemini stand-in), faithfulness is Claude's
+  (Anthropic stand-in), the other text judges GPT-5.2's (OpenAI stand-in)."""
 
 from __future__ import annotations
 
@@ -26,13 +31,20 @@ OPUS_KEY = "EVAFLOW_TEST_OPUS_KEY"
 
 
 @pytest.fixture(scope="module")
-def standins() -> Iterator[dict[str, Any]]:
+def standins(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     from tasks.systems.standins.anthropic import FakeAnthropic
+    from tasks.systems.standins.gemini import FakeGemini
     from tasks.systems.standins.judge import JudgeBrain
     from tasks.systems.standins.openai_http import FakeOpenAIHTTP
+    from tasks.voice.stt import Recognizer, SttSpec
 
-    with FakeOpenAIHTTP(JudgeBrain()) as openai, FakeAnthropic(JudgeBrain()) as claude:
-        yield {"openai": openai, "anthropic": claude}
+    ears = Recognizer(SttSpec(lm="general"), None, tmp_path_factory.mktemp("lm"))
+    with (
+        FakeOpenAIHTTP(JudgeBrain()) as openai,
+        FakeAnthropic(JudgeBrain()) as claude,
+        FakeGemini(JudgeBrain(), ears) as gemini,
+    ):
+        yield {"openai": openai, "anthropic": claude, "gemini": gemini}
 
 
 def judged_run(root: Path, standins: dict[str, Any]) -> Store:
@@ -62,6 +74,31 @@ def judged_run(root: Path, standins: dict[str, Any]) -> Store:
     scenarios = {s.key: s for s in load_source(config.scenarios)}
     writer = BatchWriter(store, RUN, batch_size=4)
     for spec in expand_trials(config, list(scenarios.values()), None):
+        writer.add(run_trial(spec, scenarios[spec.scenario_key]))
+    writer.flush()
+    return store
+
+
+def offline_audio_run(root: Path) -> Store:
+    """One airline scenario, clean, over audio: the reference agent, the offline judges."""
+    config = BenchmarkConfig.model_validate(
+        {
+            "run_id": "audio-run",
+            "store": str(root),
+            "systems": [SystemSpec(name="reference", agent="reference")],
+            "scenarios": {"domains": ["airline"], "limit": 1},
+            "conditions": ["clean"],
+            "trials": 1,
+            "max_attempts": 1,
+        }
+    )
+    from flows.benchmark import _write_run_row
+
+    store = Store(config.store)
+    _write_run_row(store, config)
+    scenarios = {s.key: s for s in load_source(config.scenarios)}
+    writer = BatchWriter(store, "audio-run", batch_size=1)
+    for spec in expand_trials(config, list(scenarios.values()), str(root / "scratch")):
         writer.add(run_trial(spec, scenarios[spec.scenario_key]))
     writer.flush()
     return store
@@ -112,3 +149,37 @@ def test_rate_limited_judgements_are_errors_and_failed_only_redoes_them(
     faithfulness = after.xs("faithfulness", level="metric")
     assert faithfulness["error"].isna().all() and (faithfulness["score"] == 3.0).all()
     assert (faithfulness["scoring"] == report["name"]).all()
+
+
+@pytest.mark.usefixtures("placeholder_keys")
+def test_an_audio_run_judged_again_by_the_llm_judges_hears_its_tracks(
+    tmp_path: Path, standins: dict[str, Any], capsys: pytest.CaptureFixture[str]
+) -> None:
+    store = offline_audio_run(tmp_path / "data")
+    entries = model_list(
+        openai=standins["openai"].base_url,
+        anthropic=standins["anthropic"].base_url,
+        gemini=standins["gemini"].base_url,
+    )
+    listed = tmp_path / "models.yaml"
+    listed.write_text(json.dumps({"model_list": entries}))
+    heard_before = len(standins["gemini"].log)
+    argv = ["score", "audio-run", "--store", str(tmp_path / "data"), "--judge", "llm",
+            "--model-list", str(listed), "--name", "llm", "--json"]  # fmt: skip
+    assert main(argv) == 0, capsys.readouterr().err
+    rows = store.read("metrics", "audio-run")
+    rows = rows[(rows["scoring"] == "llm") & rows["parent"].isna() & (rows["judge"] == "llm")]
+    by_metric = rows.set_index("metric")
+    assert {"agent_speech_fidelity", "user_speech_fidelity", "faithfulness"} <= set(rows["metric"])
+    errors = rows.loc[rows["error"].notna(), ["metric", "error"]].to_dict("records")
+    assert errors == [], errors  # every judge answered, the audio ones having heard audio
+    for metric, role in (("agent_speech_fidelity", "assistant"), ("user_speech_fidelity", "user")):
+        details = json.loads(by_metric.loc[metric, "details_json"])
+        audio = details["judge_extra"]["audio"]
+        assert audio["source"] == "inline" and audio["seconds_sent"] > 1.0, (metric, audio)
+        assert details["judge_usage"][0]["model"] == "gemini-3-flash-preview"
+        assert details["judge_usage"][0]["input_audio_tokens"] > 32, role
+    heard = [a for entry in standins["gemini"].log[heard_before:] for a in entry["audio"]]
+    assert len(heard) == 2 and all(a.seconds > 1.0 and a.text for a in heard)
+    faithful = json.loads(by_metric.loc["faithfulness", "details_json"])
+    assert faithful["judge_usage"][0]["model"] == "claude-opus-4-6"

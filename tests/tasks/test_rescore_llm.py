@@ -127,7 +127,7 @@ def test_rate_limited_judgements_are_errors_and_failed_only_redoes_them(
     assert set(errored.index.get_level_values("metric")) == {"faithfulness"}
     assert errored["error"].str.contains("RateLimitError").all()  # the reason, not a silent 0
     assert len(errored) == 2 and len(judged) > len(errored)  # the other judges scored
-    asked = {name: len(s.requests) for name, s in standins.items()}
+    asked = {name: len(standins[name].requests) for name in ("openai", "anthropic")}
 
     monkeypatch.setenv(OPUS_KEY, "sk-ant-placeholder")  # the provider answers again
     from tasks.llm_router import _ROUTERS

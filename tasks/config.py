@@ -355,7 +355,20 @@ def with_model_list(raw: dict[str, Any], environ: Mapping[str, str] | None) -> d
     if "model_list" in params:
         lifted = {**params, "model_list": lift_into_environment(params["model_list"])}
         raw["judge"] = {**judge, "params": lifted}
-    return raw
+    return with_judge_env(raw, environ)
+
+
+def with_judge_env(raw: dict[str, Any], environ: Mapping[str, str] | None) -> dict[str, Any]:
+    """An llm judge's text judges not assigned by the command line or the file get the model
+    ``$JUDGE_MODEL`` names (spec 4.1), written into the config so the run records it."""
+    from tasks.judges.models import with_env_models
+
+    judge = raw.get("judge")
+    if environ is None or not isinstance(judge, dict) or judge.get("name") != "llm":
+        return raw
+    params = judge.get("params")
+    given: dict[str, Any] = params if isinstance(params, dict) else {}
+    return {**raw, "judge": {**judge, "params": with_env_models(given, environ)}}
 
 
 def refuse_component_secrets(raw: dict[str, Any], source: str) -> None:

@@ -46,7 +46,7 @@ def llm_judge_problems(
 ) -> list[str]:
     """What stops the llm judge with ``raw_params`` from judging ``metrics``."""
     from tasks.judges.llm import parse_judge_params
-    from tasks.judges.models import judge_model
+    from tasks.judges.models import ENV_JUDGE_MODEL, judge_model
     from tasks.model_list import first_deployment, missing_variables, model_names
 
     if "base_url" in raw_params:  # one endpoint: nothing to look up
@@ -69,11 +69,13 @@ def llm_judge_problems(
         for variable in missing_variables(deployment, env):
             unset.setdefault(variable, []).append(f"{metric} ({name})")
     valid = ", ".join(model_names(params.model_list))
+    from_env = env.get(ENV_JUDGE_MODEL, "").strip()
     return [
         *(
-            f"judge {', '.join(metrics)}: model {name!r} is not in the model list (its "
-            f"model_name values: {valid}); add it or choose one with --judge-model "
-            f"{metrics[0]}=NAME"
+            f"judge {', '.join(metrics)}: model {name!r}"
+            + (f" (from {ENV_JUDGE_MODEL})" if name == from_env else "")
+            + f" is not in the model list (its model_name values: {valid}); add it or choose"
+            f" one with --judge-model {metrics[0]}=NAME"
             for name, metrics in absent.items()
         ),
         *(
@@ -98,8 +100,10 @@ def llm_judge_params(
 ) -> dict[str, Any]:
     """The llm judge's params for a command: ``base`` (e.g. a stored run's), the command's
     ``--model-list`` over its list, else ``$EVA_MODEL_LIST`` when it has no list and no
-    endpoint; ``--judge-model`` assignments over its own. Literal keys are lifted into the
-    process environment (:mod:`tasks.model_list`)."""
+    endpoint; ``--judge-model`` assignments over its own, ``$JUDGE_MODEL`` for the text
+    judges neither assigns. Literal keys are lifted into the process environment
+    (:mod:`tasks.model_list`)."""
+    from tasks.judges.models import with_env_models
     from tasks.model_list import env_model_list, lift_into_environment
 
     params = dict(base)
@@ -109,4 +113,4 @@ def llm_judge_params(
         params["model_list"] = lift_into_environment(model_list)
     if models:
         params["models"] = {**params.get("models", {}), **models}
-    return params
+    return with_env_models(params, environ)

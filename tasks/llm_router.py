@@ -58,6 +58,8 @@ class LLMCall(BaseModel):
     error: str | None = Field(default=None, description="Why no usable response came back")
     input_tokens: int = 0
     output_tokens: int = 0
+    input_audio_tokens: int = Field(default=0, description="Audio tokens inside input_tokens")
+    cached_input_tokens: int = Field(default=0, description="Cached tokens inside input_tokens")
     cost_usd: float | None = Field(default=None, description="LiteLLM's cost of the response")
     latency_s: float = 0.0
     timestamp: str = ""
@@ -75,12 +77,8 @@ def router_for(model_list: Sequence[Deployment], policy: RouterPolicy) -> Any:
     with _ROUTERS_LOCK:
         router = _ROUTERS.get(key)
         if router is None:
-            # The cost map shipped with the installed LiteLLM, not today's download: the
-            # same costs on every machine, and no network fetch (with retries) at import.
-            os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-            from litellm import Router  # slow import: only when a model is called
-
-            router = _ROUTERS[key] = Router(
+            # Slow import: only when a model is called.
+            router = _ROUTERS[key] = import_litellm().Router(
                 model_list=entries,
                 num_retries=policy.num_retries,
                 timeout=policy.timeout_s,
@@ -99,6 +97,17 @@ def resolved_digest(model_list: Sequence[Deployment]) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+def import_litellm() -> Any:
+    """The ``litellm`` module, set up as :func:`router_for` sets it up (the shipped cost
+    map); for calls outside a Router, such as the files API. The cost map is the one shipped
+    with the installed LiteLLM, not today's download: the same costs on every machine, and
+    no network fetch (with retries) at import."""
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    import litellm
+
+    return litellm
+
+
 def complete(
     model_list: Sequence[Deployment],
     model_name: str,
@@ -106,11 +115,14 @@ def complete(
     params: Mapping[str, Any] | None = None,
     policy: RouterPolicy | None = None,
 ) -> LLMCall:
-    """One chat completion of ``model_name`` through the list's Router (never raises)."""
+    """One chat completion of ``model_name`` through the list's Router (never raises). Its
+    latency starts once the Router exists: a process's first call imports LiteLLM (seconds),
+    which is not the model's time."""
     started = time.perf_counter()
     call = LLMCall(model_name=model_name)
     try:
         router = router_for(model_list, policy or RouterPolicy())
+        started = time.perf_counter()
         response = router.completion(
             model=model_name, messages=messages, drop_params=True, **dict(params or {})
         )
@@ -130,6 +142,9 @@ def _read_response(call: LLMCall, response: Any) -> None:
     usage = getattr(response, "usage", None)
     call.input_tokens = int(getattr(usage, "prompt_tokens", 0) or 0)
     call.output_tokens = int(getattr(usage, "completion_tokens", 0) or 0)
+    details = getattr(usage, "prompt_tokens_details", None)
+    call.input_audio_tokens = int(getattr(details, "audio_tokens", 0) or 0)
+    call.cached_input_tokens = int(getattr(details, "cached_tokens", 0) or 0)
     hidden = getattr(response, "_hidden_params", None) or {}
     cost = hidden.get("response_cost")
     call.cost_usd = float(cost) if isinstance(cost, int | float) else None

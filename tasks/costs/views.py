@@ -7,9 +7,14 @@ caller) and the ``judge_usage`` an LLM judge stores in its metric details. Token
 in events are gross (audio and cached tokens are inside ``input_tokens``); the view splits
 them into the units the price table prices.
 
+``reported_cost`` is the cost LiteLLM reported for a model call (a judge's ``cost_usd``,
+an event's ``cost_usd``), on the call's ``input_token`` row (0 on its other rows).
+
 ``costs``: one row per attempt (regenerated attempts included: what the run really cost)
-with its agent / simulator / judge cost and total. A side's cost is NULL when any of its
-usage is unpriced or a metered component it used reported no usage
+with its agent / simulator / judge cost and total. The price table prices every model it
+lists; a model it does not list at all is priced by LiteLLM's reported cost when the call
+has one (``litellm_priced`` names those models). A side's cost is NULL when any of its
+usage is still unpriced or a metered component it used reported no usage
 (:mod:`tasks.costs.components`); ``unpriced`` names each. Offline components cost 0.
 """
 
@@ -31,7 +36,10 @@ PRICE_JSON_TYPE = (
     '"per":"DOUBLE","unit_price":"DOUBLE","currency":"VARCHAR","as_of":"VARCHAR",'
     '"source":"VARCHAR"}]'
 )
-JUDGE_JSON_TYPE = '[{"model":"VARCHAR","input_tokens":"DOUBLE","output_tokens":"DOUBLE"}]'
+JUDGE_JSON_TYPE = (
+    '[{"model":"VARCHAR","input_tokens":"DOUBLE","output_tokens":"DOUBLE",'
+    '"input_audio_tokens":"DOUBLE","cached_input_tokens":"DOUBLE","cost_usd":"DOUBLE"}]'
+)
 PRICE_COLUMNS = ["provider", "model", "unit", "price", "per", "unit_price", "currency", "as_of"]
 
 USAGE_SQL = """
@@ -52,13 +60,16 @@ WITH ev AS (
         TRY_CAST(data_json->>'stt_seconds' AS DOUBLE) AS stt_second,
         TRY_CAST(data_json->>'tts_characters' AS DOUBLE) AS tts_character,
         TRY_CAST(data_json->>'tts_seconds' AS DOUBLE) AS tts_second,
-        TRY_CAST(data_json->>'call_seconds' AS DOUBLE) AS call_second
+        TRY_CAST(data_json->>'call_seconds' AS DOUBLE) AS call_second,
+        TRY_CAST(data_json->>'cost_usd' AS DOUBLE) AS reported_usd
     FROM events WHERE kind IN ('usage', 'llm_call')
 ),
 judged AS (
     SELECT run_id, attempt_id, 'judge' AS role, 'llm' AS component,
         NULL::VARCHAR AS provider, j.model AS model,
-        j.input_tokens AS n_in, j.output_tokens AS n_out
+        j.input_tokens AS n_in, j.output_tokens AS n_out,
+        nullif(j.input_audio_tokens, 0) AS n_in_audio,
+        nullif(j.cached_input_tokens, 0) AS n_cached, j.cost_usd AS reported_usd
     FROM (
         SELECT run_id, attempt_id,
             unnest(from_json(details_json->'judge_usage', '{judge_type}')) AS j
@@ -75,9 +86,11 @@ counted AS (
         n_out_audio AS audio_output_token
     FROM (SELECT * FROM ev UNION ALL BY NAME SELECT * FROM judged)
 )
-SELECT run_id, attempt_id, role, component, provider, model, unit, quantity
+SELECT run_id, attempt_id, role, component, provider, model, unit, quantity,
+    CASE WHEN reported_usd IS NULL THEN NULL WHEN unit = 'input_token' THEN reported_usd
+        ELSE 0 END AS reported_cost
 FROM (
-    SELECT run_id, attempt_id, role, component, provider, model,
+    SELECT run_id, attempt_id, role, component, provider, model, reported_usd,
         input_token, cached_input_token, audio_input_token, cached_audio_input_token,
         output_token, audio_output_token, stt_second, tts_character, tts_second, call_second
     FROM counted
@@ -89,10 +102,14 @@ FROM (
 
 COSTS_SQL = """
 CREATE VIEW costs AS
-WITH priced AS (
-    SELECT u.*, p.unit_price, u.quantity * p.unit_price AS cost
+WITH listed AS (SELECT DISTINCT run_id, model FROM prices),
+priced AS (
+    SELECT u.*, p.unit_price,
+        CASE WHEN p.unit_price IS NOT NULL THEN u.quantity * p.unit_price
+            WHEN l.model IS NULL THEN u.reported_cost END AS cost
     FROM usage u LEFT JOIN prices p
         ON p.run_id = u.run_id AND p.model = u.model AND p.unit = u.unit
+    LEFT JOIN listed l ON l.run_id = u.run_id AND l.model = u.model
 ),
 unreported AS (
     SELECT t.run_id, t.attempt_id, c.role, c.component, c.provider, c.model
@@ -107,7 +124,7 @@ unreported AS (
 issues AS (
     SELECT DISTINCT run_id, attempt_id, role,
         coalesce(model, '(no model)') || ' ' || unit AS what
-    FROM priced WHERE unit_price IS NULL AND quantity > 0
+    FROM priced WHERE cost IS NULL AND quantity > 0
     UNION ALL
     SELECT run_id, attempt_id, role,
         coalesce(model, provider) || ' (' || component || ': no usage reported)' AS what
@@ -119,6 +136,13 @@ spent AS (
         sum(cost) FILTER (WHERE role = 'simulator') AS simulator,
         sum(cost) FILTER (WHERE role = 'judge') AS judge
     FROM priced GROUP BY run_id, attempt_id
+),
+fallback AS (
+    SELECT run_id, attempt_id,
+        string_agg(DISTINCT role || ': ' || model, '; ' ORDER BY role || ': ' || model)
+            AS litellm_priced
+    FROM priced WHERE unit_price IS NULL AND cost IS NOT NULL AND quantity > 0
+    GROUP BY run_id, attempt_id
 ),
 missing AS (
     SELECT run_id, attempt_id,
@@ -137,10 +161,11 @@ sides AS (
             AS simulator_cost,
         CASE WHEN coalesce(m.judge, 0) > 0 THEN NULL ELSE coalesce(s.judge, 0) END
             AS judge_cost,
-        m.unpriced
+        m.unpriced, f.litellm_priced
     FROM trials t
     LEFT JOIN spent s ON s.run_id = t.run_id AND s.attempt_id = t.attempt_id
     LEFT JOIN missing m ON m.run_id = t.run_id AND m.attempt_id = t.attempt_id
+    LEFT JOIN fallback f ON f.run_id = t.run_id AND f.attempt_id = t.attempt_id
 )
 SELECT sides.*, agent_cost + simulator_cost + judge_cost AS total_cost,
     coalesce(v.price_table, '{current_version}') AS price_table

@@ -82,7 +82,12 @@ def nonsilent_ranges(samples: np.ndarray, rate: int) -> list[tuple[int, int]]:
         return [] if _dbfs(samples) < SILENCE_DBFS else [(0, n)]
     squares = np.concatenate([[0.0], np.cumsum(samples.astype(np.float64) ** 2)])
     silent = np.zeros(n, dtype=bool)
-    for start in range(0, n - window + 1, step):
+    starts = list(range(0, n - window + 1, step))
+    if starts[-1] != n - window:
+        # The track's last window too (as pydub's detect_silence, the reference's scanner,
+        # adds it): else a silent tail shorter than a step stays "speech" and costs a join.
+        starts.append(n - window)
+    for start in starts:
         energy = (squares[start + window] - squares[start]) / window
         if _to_db(energy) < SILENCE_DBFS:
             silent[start : start + window] = True

@@ -46,8 +46,12 @@ class TokenUsage(BaseModel):
     model_name: str | None = Field(default=None, description="The model list's name for it")
     input_tokens: int = Field(default=0, description="usage.prompt_tokens of the response")
     output_tokens: int = Field(default=0, description="usage.completion_tokens of the response")
+    input_audio_tokens: int = Field(default=0, description="Audio tokens inside input_tokens")
+    cached_input_tokens: int = Field(default=0, description="Cached tokens inside input_tokens")
     cost_usd: float | None = Field(
-        default=None, description="LiteLLM's cost of the call (None: model not in its map)"
+        default=None,
+        description="LiteLLM's cost of the call (None: model not in its map); the costs "
+        "view uses it when the price table lacks the model",
     )
     attempts: int = Field(default=1, description="Logical calls (LiteLLM's retries inside)")
     latency_s: float = Field(default=0.0, description="Wall time of the call incl. retries")

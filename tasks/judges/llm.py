@@ -11,9 +11,10 @@ Without a model list the parameters may name one OpenAI-compatible endpoint
 (``base_url``, ``model``, ``api_key_env``: a local vLLM or Ollama server, a LiteLLM
 proxy); it is called through LiteLLM too, as a list of its own.
 
-Audio judges send the silence-trimmed track (spec 4.7) as an ``input_audio`` part, which
-LiteLLM passes to OpenAI and turns into inline data for Gemini; an answer whose
-``turns`` is empty is asked again after 2**n seconds.
+Audio judges follow spec 4.7 (:mod:`tasks.judges.audio_calls`): the silence-trimmed track
+as an inline WAV (``input_audio``: LiteLLM passes it to OpenAI and turns it into inline
+data for Gemini), the Gemini Files API when the inline audio is too large, refused or not
+heard, and the question asked again after an empty ``turns``.
 """
 
 from __future__ import annotations
@@ -24,7 +25,16 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from tasks.judges.audio import AudioReadError, read_wav, trim_silence, wav_base64
+from tasks.judges.audio import AudioReadError
+from tasks.judges.audio_calls import (
+    EMPTY_TURNS_RETRIES,
+    INLINE_LIMIT_BYTES,
+    AudioAnswer,
+    AudioAsk,
+    JudgeAudio,
+    ask_audio,
+    judge_audio,
+)
 from tasks.judges.base import JUDGES, JudgeTask, JudgeVerdict, TokenUsage
 from tasks.judges.models import (
     AUDIO_METRICS,
@@ -33,7 +43,6 @@ from tasks.judges.models import (
     judge_model,
     unknown_metrics,
 )
-from tasks.judges.parsing import extract_json_values
 from tasks.judges.prompts import render_messages, template
 from tasks.judges.render import prompt_variables, template_key
 from tasks.llm_chat import DEFAULT_BASE_URL, endpoint_deployment, parse_params
@@ -71,7 +80,15 @@ class LLMJudgeParams(BaseModel):
     timeout_s: float = Field(default=480.0, gt=0, description="Per-request timeout (LiteLLM)")
     max_retries: int = Field(default=5, ge=0, le=20, description="LiteLLM's retries")
     empty_turns_retries: int = Field(
-        default=2, ge=0, le=6, description="Audio judges: re-asks when 'turns' comes back empty"
+        default=EMPTY_TURNS_RETRIES,
+        ge=0,
+        le=EMPTY_TURNS_RETRIES,
+        description="Audio judges: re-asks when 'turns' comes back empty (spec 4.7: 6)",
+    )
+    inline_audio_limit_bytes: int = Field(
+        default=INLINE_LIMIT_BYTES,
+        ge=1,
+        description="Audio judges: larger inline audio (base64) goes through the Files API",
     )
 
     @field_validator("models", "judge_params")
@@ -150,41 +167,64 @@ class LLMJudge:
             verdict.error = f"llm judge: {task.metric}: model {name!r} is not in the model list"
             return verdict
         try:
-            messages = self._messages(task, key)
+            system, user = render_messages(key, prompt_variables(task))
+            audio = None
+            if task.metric in AUDIO_METRICS and task.audio is not None:
+                audio = judge_audio(task.audio.path)
         except (AudioReadError, KeyError, TypeError) as exc:
             verdict.error = f"llm judge: {exc}"
             return verdict
         params = self.request_params(task.metric)
-        retries_left = self.params.empty_turns_retries if task.metric in AUDIO_METRICS else 0
-        while True:
-            call = complete(self.deployments, name, messages, params, self.policy)
-            verdict.usage.append(token_usage(call, deployment))
-            verdict.raw_text = call.text
-            verdict.error = None if call.error is None else f"llm judge: {call.error}"
-            if call.error or retries_left <= 0 or not _empty_turns(call.text):
-                return verdict
-            retries_left -= 1
-            # Spec 4.7: an empty 'turns' list is asked again after 2**attempt seconds.
-            self._sleep(float(2 ** len(verdict.usage)))
+        if audio is not None:
+            return self._listen(verdict, deployment, system, user, audio, params)
+        messages = [{"role": "system", "content": system}] if system else []
+        messages.append({"role": "user", "content": user})
+        call = complete(self.deployments, name, messages, params, self.policy)
+        verdict.usage.append(token_usage(call, deployment))
+        verdict.raw_text = call.text
+        verdict.error = None if call.error is None else f"llm judge: {call.error}"
+        return verdict
 
-    def _messages(self, task: JudgeTask, key: str) -> list[dict[str, Any]]:
-        system, user = render_messages(key, prompt_variables(task))
-        content: Any = user
-        if task.metric in AUDIO_METRICS and task.audio is not None:
-            samples, rate = read_wav(task.audio.path)
-            trimmed, _ = trim_silence(samples, rate)
-            content = [
-                {"type": "text", "text": user},
-                {
-                    "type": "input_audio",
-                    "input_audio": {"data": wav_base64(trimmed, rate), "format": "wav"},
-                },
-            ]
-        messages: list[dict[str, Any]] = []
-        if system:
-            messages.append({"role": "system", "content": system})
-        messages.append({"role": "user", "content": content})
-        return messages
+    def _listen(
+        self,
+        verdict: JudgeVerdict,
+        deployment: Deployment,
+        system: str,
+        user: str,
+        audio: JudgeAudio,
+        params: dict[str, Any],
+    ) -> JudgeVerdict:
+        """An audio judgement (spec 4.7): every call's usage, the last answer."""
+        ask = AudioAsk(
+            model_list=self.deployments,
+            deployment=deployment,
+            system=system,
+            user=user,
+            audio=audio,
+            params=params,
+            policy=self.policy,
+            retries=self.params.empty_turns_retries,
+            inline_limit_bytes=self.params.inline_audio_limit_bytes,
+        )
+        answer = ask_audio(ask, self._sleep)
+        verdict.usage = [token_usage(call, deployment) for call in answer.calls]
+        verdict.raw_text = answer.text
+        verdict.error = None if answer.error is None else f"llm judge: {answer.error}"
+        verdict.extra["audio"] = audio_details(audio, answer)
+        return verdict
+
+
+def audio_details(audio: JudgeAudio, answer: AudioAnswer) -> dict[str, Any]:
+    """What the audio judge was sent, stored with the score."""
+    return {
+        "source": answer.source,
+        "seconds_sent": round(audio.seconds, 3),
+        "seconds_stored": round(audio.original_seconds, 3),
+        "trimmed": audio.trimmed,
+        "wav_bytes": len(audio.wav),
+        "calls": len(answer.calls),
+        "notes": answer.notes,
+    }
 
 
 def token_usage(call: LLMCall, deployment: Deployment) -> TokenUsage:
@@ -196,18 +236,11 @@ def token_usage(call: LLMCall, deployment: Deployment) -> TokenUsage:
         model_name=call.model_name,
         input_tokens=call.input_tokens,
         output_tokens=call.output_tokens,
+        input_audio_tokens=call.input_audio_tokens,
+        cached_input_tokens=call.cached_input_tokens,
         cost_usd=call.cost_usd,
         latency_s=call.latency_s,
         timestamp=call.timestamp,
-    )
-
-
-def _empty_turns(text: str) -> bool:
-    values = [v for v in extract_json_values(text) if isinstance(v, dict)]
-    return (
-        bool(values)
-        and all(v.get("turns") == [] for v in values if "turns" in v)
-        and any("turns" in v for v in values)
     )
 
 

@@ -6,8 +6,10 @@ EVA spec 4.1 ("Judge models / parameters"): text judges ``gpt-5.2`` (``max_token
 (GPT-5.2 at medium reasoning); the audio judges ``gemini-3-flash-preview``
 (``temperature`` 0, ``max_tokens`` 40000, ``reasoning_effort="minimal"``). The names are
 ``model_name`` entries of the user's model list (spec note 29), so an EVA user's list
-serves unchanged. Each is overridden per metric by ``judge.params.models`` (run config)
-or ``--judge-model METRIC=NAME``.
+serves unchanged. Each is overridden per metric by ``--judge-model METRIC=NAME`` over
+``judge.params.models`` (run config) over the ``JUDGE_MODEL`` environment variable, which
+names the model of every text judge and never of an audio judge (spec 4.1: "metric config
+judge_model > env JUDGE_MODEL > class default"; audio judges change only by config).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+ENV_JUDGE_MODEL = "JUDGE_MODEL"
 TEXT_MODEL = "gpt-5.2"
 FAITHFULNESS_MODEL = "us.anthropic.claude-opus-4-6-v1"
 BEHAVIOR_MODEL = "gpt-5.2-medium"
@@ -51,6 +54,23 @@ def judge_model(metric: str, overrides: Mapping[str, str] | None = None) -> str:
     """The model name judging ``metric``: the override, else the reference's default."""
     chosen = (overrides or {}).get(metric)
     return chosen or DEFAULT_MODELS.get(metric, TEXT_MODEL)
+
+
+def env_assignments(environ: Mapping[str, str]) -> dict[str, str]:
+    """``JUDGE_MODEL``'s assignments: every text judge, no audio judge (spec 4.1)."""
+    name = environ.get(ENV_JUDGE_MODEL, "").strip()
+    return dict.fromkeys(TEXT_METRICS, name) if name else {}
+
+
+def with_env_models(params: Mapping[str, Any], environ: Mapping[str, str]) -> dict[str, Any]:
+    """An llm judge's ``params`` with ``JUDGE_MODEL`` assigning every text judge that its
+    ``models`` (the command line's and the run config's assignments) leave unassigned.
+    Endpoint params (``base_url``) name their models themselves and are returned as is."""
+    env = env_assignments(environ)
+    if not env or "base_url" in params:
+        return dict(params)
+    models = params.get("models")
+    return {**params, "models": {**env, **(models if isinstance(models, Mapping) else {})}}
 
 
 def default_params(metric: str) -> dict[str, Any]:

@@ -39,6 +39,11 @@ request, as the real API re-reads it. The TTS speaks: eSpeak speech of the text 
 24 kHz 16-bit PCM in several SSE events. Tokens: audio 32 per second (Gemini's token
 counting guide), text about 4 characters a token.
 
+Judges: a brain with ``answer_heard(heard)`` gets each audio part's transcript apart from
+the prompt (inline, or ``fileData`` of the Files API: :mod:`.gemini_files`). Real limits to
+switch on: ``max_request_bytes`` (the API's 400 "Request payload size exceeds the limit")
+and ``hear_inline_audio=False`` (Gemini dropping a large inline payload).
+
 What it cannot show about the real provider: model quality (the brain is the reference
 policy), thinking and its ``thoughtSignature`` checks, compressed audio formats (MP3,
 OGG, FLAC are refused here with 400), voices (every voice is the same eSpeak voice),
@@ -58,7 +63,8 @@ from urllib.parse import parse_qs, urlsplit
 
 from tasks.simulate.voices import speakable
 from tasks.systems.standins.audio import AGENT_VOICE, Brain, text_tokens
-from tasks.systems.standins.gemini_contents import ApiError, Listener, to_chat
+from tasks.systems.standins.gemini_contents import ApiError, Listener, check_key, to_chat
+from tasks.systems.standins.gemini_files import FileStore, files_answer, needs_key
 from tasks.systems.standins.gemini_live import camel
 from tasks.voice.stt import Recognizer
 from tasks.voice.telephony import resample
@@ -134,10 +140,18 @@ def _text_tokens(messages: list[dict[str, Any]]) -> int:
 class GeminiApi:
     """What the endpoints answer (transport-free, so tests can call it directly)."""
 
-    def __init__(self, brain: Brain, recognizer: Recognizer) -> None:
+    def __init__(
+        self,
+        brain: Brain,
+        recognizer: Recognizer,
+        files: FileStore | None = None,
+        hear_inline_audio: bool = True,
+    ) -> None:
         self.brain = brain
         expect = getattr(brain, "expectation", None)
         self.ears = Listener(recognizer, expect) if callable(expect) else Listener(recognizer)
+        self.files = files if files is not None else FileStore()
+        self.hear_inline_audio = hear_inline_audio
         self.log: list[dict[str, Any]] = []  # one record per generateContent request
 
     def generate(self, model: str, request: dict[str, Any]) -> list[dict[str, Any]]:
@@ -145,8 +159,11 @@ class GeminiApi:
         return self.speak(model, request) if is_tts(model) else self.answer(model, request)
 
     def answer(self, model: str, request: dict[str, Any]) -> list[dict[str, Any]]:
-        heard = to_chat(request, self.ears)
-        message = self.brain([dict(m) for m in heard.messages])
+        heard = to_chat(request, self.ears, self.files, self.hear_inline_audio)
+        listen = getattr(self.brain, "answer_heard", None)
+        message = (
+            listen(heard) if callable(listen) else self.brain([dict(m) for m in heard.messages])
+        )
         calls = message.get("tool_calls") or []
         parts: list[dict[str, Any]] = [
             {
@@ -164,7 +181,13 @@ class GeminiApi:
         out_tokens = text_tokens(text) + sum(text_tokens(c["function"]["arguments"]) for c in calls)
         meta = usage(_text_tokens(heard.messages), heard.audio_s, out_tokens, 0.0)
         self.log.append(
-            {"model": model, "messages": heard.messages, "reply": message, "usage": meta}
+            {
+                "model": model,
+                "messages": heard.messages,
+                "audio": heard.audio,
+                "reply": message,
+                "usage": meta,
+            }
         )
         if text and not calls:
             pieces = _halves(text)
@@ -248,15 +271,31 @@ class _Handler(BaseHTTPRequestHandler):
         raw = self.rfile.read(length) if length else b"{}"
         self._serve(post=True, raw=raw)
 
+    def do_DELETE(self) -> None:  # noqa: N802
+        self._serve(post=False)
+
     def _serve(self, post: bool, raw: bytes = b"") -> None:
         url = urlsplit(self.path)
         query = parse_qs(url.query)
         key = self.headers.get("x-goog-api-key") or (query.get("key") or [""])[0]
         self.fault = key if key in CUT_FAULTS else None
         try:
-            check_key(key)
+            if needs_key(self.path):
+                check_key(key)
+            limit = self.server.max_request_bytes
+            if limit is not None and len(raw) > limit:
+                message = f"Request payload size exceeds the limit: {limit} bytes."
+                raise ApiError(400, "INVALID_ARGUMENT", message)
+            headers = {k.lower(): v for k, v in self.headers.items()}
+            base = f"http://{self.headers.get('Host') or '127.0.0.1'}"
+            served = files_answer(
+                self.server.api.files, self.command, self.path, headers, raw, base
+            )
+            if served is not None:
+                self._json(served[0], served[1], served[2])
+                return
             match = PATH.match(url.path)
-            if not match or bool(match.group(3)) != post:
+            if not match or bool(match.group(3)) != post or self.command == "DELETE":
                 raise ApiError(404, "NOT_FOUND", f"no such method: {self.command} {url.path}")
             model, method = match.group(2), match.group(3)
             if not post:
@@ -278,10 +317,13 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             self._json(200, _joined(chunks))
 
-    def _json(self, status: int, value: Any) -> None:
-        self._send(status, "application/json; charset=UTF-8", json.dumps(value).encode())
+    def _json(self, status: int, value: Any, headers: dict[str, str] | None = None) -> None:
+        body = json.dumps(value).encode()
+        self._send(status, "application/json; charset=UTF-8", body, headers)
 
-    def _send(self, status: int, kind: str, body: bytes) -> None:
+    def _send(
+        self, status: int, kind: str, body: bytes, headers: dict[str, str] | None = None
+    ) -> None:
         """The answer; a ``malformed`` key cuts it in half (a 200 that does not parse), a
         ``drop`` key announces all of it, sends half and closes the connection."""
         length = len(body)
@@ -291,28 +333,14 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_response(status)
         self.send_header("Content-Type", kind)
         self.send_header("Content-Length", str(length))
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
         self.end_headers()
         self.wfile.write(body)
         if self.fault == "drop" and status == 200:
             self.wfile.flush()
             self.close_connection = True
             self.connection.shutdown(socket.SHUT_RDWR)
-
-
-def check_key(key: str) -> None:
-    """The API's answers to a missing, invalid or over-quota key (``reject`` and
-    ``ratelimit``: the fault keys every HTTP stand-in shares, tasks.systems.standins.httpserver)."""
-    if not key:
-        raise ApiError(403, "PERMISSION_DENIED", "Method doesn't allow unregistered callers.")
-    if key == "reject":
-        raise ApiError(
-            400,
-            "INVALID_ARGUMENT",
-            "API key not valid. Please pass a valid API key.",
-            "API_KEY_INVALID",
-        )
-    if key == "ratelimit":
-        raise ApiError(429, "RESOURCE_EXHAUSTED", "Resource has been exhausted (e.g. check quota).")
 
 
 def _joined(chunks: list[dict[str, Any]]) -> dict[str, Any]:
@@ -332,23 +360,37 @@ def _joined(chunks: list[dict[str, Any]]) -> dict[str, Any]:
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
 
-    def __init__(self, api: GeminiApi) -> None:
+    def __init__(self, api: GeminiApi, max_request_bytes: int | None = None) -> None:
         super().__init__(("127.0.0.1", 0), _Handler)
         self.api = api
+        self.max_request_bytes = max_request_bytes
 
 
 class FakeGemini:
     """The stand-in on a loopback port: ``with FakeGemini(brain, recognizer) as gemini``;
     point the SDK at ``HttpOptions(base_url=gemini.base_url)`` (``http://127.0.0.1:PORT``)."""
 
-    def __init__(self, brain: Brain, recognizer: Recognizer) -> None:
-        self.api = GeminiApi(brain, recognizer)
-        self.server = _Server(self.api)
+    def __init__(
+        self,
+        brain: Brain,
+        recognizer: Recognizer,
+        *,
+        max_request_bytes: int | None = None,
+        hear_inline_audio: bool = True,
+        processing_polls: int = 1,
+    ) -> None:
+        files = FileStore(processing_polls=processing_polls)
+        self.api = GeminiApi(brain, recognizer, files, hear_inline_audio)
+        self.server = _Server(self.api, max_request_bytes)
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True, name="gemini")
 
     @property
     def log(self) -> list[dict[str, Any]]:
         return self.api.log
+
+    @property
+    def files(self) -> FileStore:
+        return self.api.files
 
     @property
     def base_url(self) -> str:

@@ -1,12 +1,14 @@
 """What a Gemini API request's ``contents`` say, as an OpenAI chat history the brain reads.
 
 ``contents`` (https://ai.google.dev/api/caching#Content): ``role`` ``user`` / ``model``,
-``parts`` with ``text``, ``inlineData`` {``mimeType``, ``data``}, ``functionCall`` {``id``,
-``name``, ``args``} and ``functionResponse`` {``id``, ``name``, ``response``}; the
+``parts`` with ``text``, ``inlineData`` {``mimeType``, ``data``}, ``fileData``
+{``mimeType``, ``fileUri``} (a file uploaded through the Files API), ``functionCall``
+{``id``, ``name``, ``args``} and ``functionResponse`` {``id``, ``name``, ``response``}; the
 ``systemInstruction`` is a ``Content`` too. Audio parts are heard: decoded (WAV, or raw
 16-bit PCM ``audio/pcm`` / ``audio/L16`` with ``;rate=``) and transcribed by the recogniser
 the stand-in was given, with its code grammar after the model's own request to spell
-something. Errors are the API's ``google.rpc.Status`` shape.
+something; :attr:`Heard.audio` keeps each clip's transcript apart from the prompt's text.
+Errors are the API's ``google.rpc.Status`` shape.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import threading
 import wave
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, Protocol
 
 import numpy as np
 
@@ -49,6 +51,22 @@ class ApiError(Exception):
         return {"error": error}
 
 
+def check_key(key: str) -> None:
+    """The API's answers to a missing, invalid or over-quota key (``reject`` and
+    ``ratelimit``: the fault keys every HTTP stand-in shares, tasks.systems.standins.httpserver)."""
+    if not key:
+        raise ApiError(403, "PERMISSION_DENIED", "Method doesn't allow unregistered callers.")
+    if key == "reject":
+        raise ApiError(
+            400,
+            "INVALID_ARGUMENT",
+            "API key not valid. Please pass a valid API key.",
+            "API_KEY_INVALID",
+        )
+    if key == "ratelimit":
+        raise ApiError(429, "RESOURCE_EXHAUSTED", "Resource has been exhausted (e.g. check quota).")
+
+
 def decode_inline_audio(mime: str, data: bytes) -> Clip:
     """An ``inlineData`` audio blob as a mono clip: WAV (rate from its header) or raw
     little-endian 16-bit PCM (``audio/pcm`` / ``audio/L16``, ``rate=`` parameter)."""
@@ -69,11 +87,34 @@ def decode_inline_audio(mime: str, data: bytes) -> Clip:
 
 
 @dataclass
+class HeardAudio:
+    """One audio part of a request, as decoded and transcribed."""
+
+    source: Literal["inline", "file"]
+    mime: str
+    seconds: float
+    text: str
+
+
+@dataclass
 class Heard:
     """The chat history a request's ``contents`` amount to, and the caller audio in it."""
 
     messages: list[dict[str, Any]] = field(default_factory=list)
     audio_s: float = 0.0
+    audio: list[HeardAudio] = field(default_factory=list)
+
+
+class StoredMedia(Protocol):
+    """What a ``fileData`` part resolves to (:class:`tasks.systems.standins.gemini_files.
+    StoredFile`)."""
+
+    mime: str
+    data: bytes
+
+
+class Files(Protocol):
+    def resolve(self, uri: str) -> StoredMedia: ...
 
 
 def expectation(messages: list[dict[str, Any]]) -> Expectation:
@@ -103,8 +144,15 @@ class Listener:
             return self.heard[key], clip.duration_s
 
 
-def to_chat(request: dict[str, Any], ears: Listener) -> Heard:
-    """``contents`` (+ ``systemInstruction``) as an OpenAI chat-completions history."""
+def to_chat(
+    request: dict[str, Any],
+    ears: Listener,
+    files: Files | None = None,
+    hear_inline: bool = True,
+) -> Heard:
+    """``contents`` (+ ``systemInstruction``) as an OpenAI chat-completions history.
+    ``files`` resolves ``fileData`` parts (none: they are refused); ``hear_inline=False``
+    ignores inline audio, as Gemini sometimes does with a large inline payload."""
     out = Heard()
     system = request.get("systemInstruction") or {}
     prompt = " ".join(str(p.get("text") or "") for p in system.get("parts") or []).strip()
@@ -122,13 +170,10 @@ def to_chat(request: dict[str, Any], ears: Listener) -> Heard:
                 # is plain text (audio-only user turns): an instruction, not the caller.
                 if str(part["text"]).strip() != prompt or content.get("role") == "model":
                     texts.append(str(part["text"]))
-            elif part.get("inlineData"):
-                blob = part["inlineData"]
-                said, seconds = ears.hear(
-                    str(blob.get("mimeType")), b64bytes(blob["data"]), ears.expect(out.messages)
-                )
-                texts.append(said)
-                out.audio_s += seconds
+            elif part.get("inlineData") or part.get("fileData"):
+                said = _hear_part(part, ears, files, hear_inline, out)
+                if said is not None:
+                    texts.append(said)
             elif part.get("functionCall"):
                 call = part["functionCall"]
                 call_id = str(call.get("id") or f"call_{len(names) + 1}")
@@ -156,6 +201,28 @@ def to_chat(request: dict[str, Any], ears: Listener) -> Heard:
         elif text:
             out.messages.append({"role": "user", "content": text})
     return out
+
+
+def _hear_part(
+    part: dict[str, Any], ears: Listener, files: Files | None, hear_inline: bool, out: Heard
+) -> str | None:
+    """What an ``inlineData`` or ``fileData`` part says (None: not heard)."""
+    source: Literal["inline", "file"]
+    if part.get("inlineData"):
+        blob = part["inlineData"]
+        mime, data, source = str(blob.get("mimeType")), b64bytes(blob["data"]), "inline"
+        if not hear_inline and mime.lower().startswith("audio/"):
+            return None
+    else:
+        if files is None:
+            raise ApiError(400, "INVALID_ARGUMENT", "fileData is not served by this stand-in")
+        stored = files.resolve(str(part["fileData"].get("fileUri") or ""))
+        mime = str(part["fileData"].get("mimeType") or stored.mime)
+        data, source = stored.data, "file"
+    said, seconds = ears.hear(mime, data, ears.expect(out.messages))
+    out.audio_s += seconds
+    out.audio.append(HeardAudio(source, mime, seconds, said))
+    return said
 
 
 def _unanswered(

@@ -231,7 +231,7 @@ def test_audio_judge_hears_audio_and_retries_empty_turns(
     assert body["model"] == "audio-standin" and verdict.model == "gemini-3-flash-preview"
     assert body["temperature"] == 0.0 and body["max_tokens"] == 40000  # spec 4.1 audio params
     assert len(verdict.usage) == 2 and '"rating": 3' in verdict.raw_text
-    assert sleeps == [2.0]  # spec 4.7: 2**attempt seconds
+    assert sleeps == [1.0]  # spec 4.7: 2**attempt seconds, the first attempt being 0
 
 
 def test_missing_audio_file_is_an_error(fake_llm: FakeChatServer, tmp_path: Path) -> None:

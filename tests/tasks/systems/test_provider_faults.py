@@ -27,6 +27,7 @@ empty answer, which a healthy model can give too; the bot cannot tell, and the c
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import signal
@@ -73,9 +74,9 @@ def closed_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def cascade(base_url: str) -> dict[str, Any]:
+def cascade(base_url: str, name: str = "pipecat-faults") -> dict[str, Any]:
     return {
-        "name": "pipecat-faults",
+        "name": name,
         "agent": "pipecat",
         "params": {
             "architecture": "cascade",
@@ -95,20 +96,20 @@ def cascade(base_url: str) -> dict[str, Any]:
     }
 
 
-def run(eva_root: Path, store: Path, system: dict[str, Any]) -> pd.DataFrame:
+def run(eva_root: Path, store: Path, *systems: dict[str, Any], workers: int = 1) -> pd.DataFrame:
     config = BenchmarkConfig.model_validate(
         {
             "store": str(store),
             "run_id": "faults",
             "scenarios": {"eva_root": str(eva_root), "records": [RECORD]},
-            "systems": [system],
+            "systems": list(systems),
             "conditions": ["clean"],
             "trials": 1,
             "max_attempts": MAX_ATTEMPTS,
             "max_duration_s": 60,
             "metrics": ["task_completion"],
             "report": False,
-            "runner": {"kind": "threads", "workers": 1},
+            "runner": {"kind": "threads", "workers": workers},
         }
     )
     run_benchmark(config)
@@ -191,27 +192,48 @@ FAULTS: dict[str, tuple[FakeResponse, str, int]] = {
 }
 
 
+UNREACHABLE = "unreachable_host"
+LLM_FAULTS = [*sorted(FAULTS), UNREACHABLE]
+# Calls side by side: each fault's two attempts are a few seconds of real-time audio (the
+# greeting, the caller's first words, then the model's failure), one bot per system.
+FAULT_WORKERS = 3
+
+
+@pytest.fixture(scope="module")
+def llm_fault_run(
+    eva_root: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[pd.DataFrame, dict[str, FakeChatServer]]]:
+    """Every chat-provider fault in ONE run: a system per fault, each pointed at its own
+    stand-in answering every request with that fault (or at a host nobody listens on)."""
+    with contextlib.ExitStack() as stack:
+        # As ``--no-preflight`` (the autouse fixture is function-scoped: it comes later).
+        stack.enter_context(pytest.MonkeyPatch.context()).setenv("EVAFLOW_PREFLIGHT_NETWORK", "0")
+        servers = {fault: stack.enter_context(FakeChatServer()) for fault in FAULTS}
+        urls = {fault: server.base_url for fault, server in servers.items()}
+        urls[UNREACHABLE] = f"http://127.0.0.1:{closed_port()}/v1"
+        for fault, server in servers.items():
+            server.fallback = FAULTS[fault][0]
+        systems = [cascade(url, f"pipecat-{fault}") for fault, url in urls.items()]
+        store = tmp_path_factory.mktemp("llm-faults")
+        yield run(eva_root, store, *systems, workers=FAULT_WORKERS), servers
+
+
 @pytest.mark.timeout(300)
-@pytest.mark.parametrize("fault", sorted(FAULTS))
+@pytest.mark.parametrize("fault", LLM_FAULTS)
 def test_a_failing_llm_provider_is_an_infra_error_naming_it(
-    eva_root: Path, tmp_path: Path, chat: FakeChatServer, fault: str
+    llm_fault_run: tuple[pd.DataFrame, dict[str, FakeChatServer]], fault: str
 ) -> None:
-    reply, says, per_attempt = FAULTS[fault]
-    chat.requests.clear()
-    chat.fallback = reply
-    rows = run(eva_root, tmp_path, cascade(chat.base_url))
+    trials, servers = llm_fault_run
+    rows = trials[trials["system"] == f"pipecat-{fault}"]
+    if fault == UNREACHABLE:
+        assert_provider_failures(rows, "openai llm (model gpt-fake)", "Connection error")
+        return
+    _, says, per_attempt = FAULTS[fault]
     assert_provider_failures(rows, "openai llm (model gpt-fake)", says)
     # The stand-in heard the real requests: the failure is the provider's answer to them.
+    chat = servers[fault]
     assert len(chat.requests) == per_attempt * MAX_ATTEMPTS
     assert all(r.body.get("stream") and r.messages for r in chat.requests)
-
-
-@pytest.mark.timeout(300)
-def test_an_unreachable_llm_host_is_an_infra_error_naming_it(
-    eva_root: Path, tmp_path: Path
-) -> None:
-    rows = run(eva_root, tmp_path, cascade(f"http://127.0.0.1:{closed_port()}/v1"))
-    assert_provider_failures(rows, "openai llm (model gpt-fake)", "Connection error")
 
 
 class DroppingSession(RealtimeSession):

@@ -97,9 +97,9 @@ def _table(rows: list[dict[str, Any]], run_id: str, prefix: str) -> Table:
     table = Table(title=f"judge noise of {run_id} ({prefix}-*)")
     columns = ("metric", "judge", "n", "mean", "judge SD", "flip rate", "conv. SD", "judge %")
     for col in columns:
-        table.add_column(
-            col, no_wrap=col != "metric", justify="left" if col == "metric" else "right"
-        )
+        text = col in ("metric", "judge")
+        # Names fold onto a second line rather than vanish in a narrow terminal.
+        table.add_column(col, overflow="fold" if text else "ellipsis", no_wrap=not text)
     for r in rows:
         if not r["n_values"]:
             continue

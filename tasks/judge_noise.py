@@ -161,8 +161,11 @@ def judge_noise(metrics: pd.DataFrame, scorings: list[str]) -> pd.DataFrame:
 def measure_judge_noise(store: Store, request: NoiseRequest) -> NoiseReport:
     """Judge the run's kept attempts ``repeats`` times (the repeats already stored are
     kept, not judged again), then compute and store the ``judge_noise`` table."""
+    from tasks.metrics.runner import resolve_metric_names
     from tasks.scorings import scoring_names
 
+    if request.metrics is not None:  # checked even when every repeat is resumed
+        resolve_metric_names(request.metrics)  # UnknownNameError lists the valid names
     names = repeat_names(request.prefix, request.repeats)
     judged: list[str] = []
     resumed: list[str] = []

@@ -153,3 +153,28 @@ def test_a_killed_measurement_resumes_at_the_first_repeat_not_stored(
     assert list(stored.columns) == SCHEMAS["judge_noise"].names
     assert stored["scorings"].tolist() == ["noise-1,noise-2,noise-3"]
     assert stored["judge_var"].tolist() == [0.0] and stored["repeats"].tolist() == [3]
+
+
+def test_the_adjusted_share_recovers_a_planted_judge_share() -> None:
+    """Planted: conversation variance 1, judge variance 3 (share 0.75), 3 repeats. The
+    plain share reads judge / (judge + conversation + judge / 3) = 0.6 in expectation;
+    the adjusted one takes the judge / 3 back out."""
+    import numpy as np
+
+    rng = np.random.default_rng(7)
+    attempts, repeats = 4000, 3
+    truth = rng.normal(0.0, 1.0, attempts)
+    values = truth[:, None] + rng.normal(0.0, math.sqrt(3.0), (attempts, repeats))
+    rows = pd.DataFrame(
+        {
+            "attempt_id": np.repeat(np.arange(attempts), repeats),
+            "value": values.ravel(),
+            "passed": None,
+            "error": False,
+        }
+    )
+    got = decompose(rows)
+    assert got["judge_var"] == pytest.approx(3.0, rel=0.05)
+    assert got["judge_share"] == pytest.approx(0.6, abs=0.02)
+    assert got["conversation_var_adjusted"] == pytest.approx(1.0, rel=0.1)
+    assert got["judge_share_adjusted"] == pytest.approx(0.75, abs=0.02)

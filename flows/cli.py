@@ -359,6 +359,7 @@ def load_commands() -> None:
         analysis_cli,
         commands,
         compare_cli,
+        judge_noise_cli,
         judges_cli,
         score_cli,
         serve_cli,

@@ -41,3 +41,14 @@ def judge_options(
     except ValueError as exc:  # ConfigError is one
         fail(str(exc))
     raise AssertionError("unreachable: fail() exits")
+
+
+def llm_params(stored: Any, entries: list[Any] | None, models: dict[str, str]) -> dict[str, Any]:
+    """A re-judging's llm judge params: the run's stored judge's when it was llm, the
+    ``--model-list`` / ``--judge-model`` options over them."""
+    import os
+
+    from tasks.judge_checks import llm_judge_params
+
+    base = stored.params if stored.name == "llm" else {}
+    return llm_judge_params(base, entries, models, os.environ)

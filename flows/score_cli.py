@@ -6,12 +6,12 @@ judge or metric, a scoring name in use) is one line and exit 2.
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
 from flows.app import DEFAULT_STORE, StoreOpt, app, emit_json, fail, open_store, out, split_values
-from flows.judge_options import JudgeModelOpt, ModelListOpt, judge_options
+from flows.judge_options import JudgeModelOpt, ModelListOpt, judge_options, llm_params
 
 
 @app.command()
@@ -54,7 +54,7 @@ def score(
             JUDGES.get(request.judge)
         stored = run_config(s, run_id).judge
         if (request.judge or stored.name) == "llm":
-            request.judge_params = _llm_params(stored, entries, models)
+            request.judge_params = llm_params(stored, entries, models)
         report = rescore_run(s, request)
     except (UnknownNameError, ValueError) as exc:  # ConfigError is a ValueError
         fail(str(exc).splitlines()[0] if str(exc) else repr(exc))
@@ -67,16 +67,6 @@ def score(
         f"scoring {report.name} of {run_id}: {report.attempts} attempts, {report.rows} metric "
         f"rows in {report.seconds:.1f} s; aggregates rewritten"
     )
-
-
-def _llm_params(stored: Any, entries: list[Any] | None, models: dict[str, str]) -> dict[str, Any]:
-    """The llm judge's params: the run's when its judge was llm, the options over them."""
-    import os
-
-    from tasks.judge_checks import llm_judge_params
-
-    base = stored.params if stored.name == "llm" else {}
-    return llm_judge_params(base, entries, models, os.environ)
 
 
 @app.command()

@@ -36,6 +36,9 @@ class ScoringRequest(BaseModel):
     judge: str | None = Field(default=None, description="Judge back-end; None: the run's")
     metrics: list[str] | None = Field(default=None, description="A subset; None: all")
     failed_only: bool = Field(default=False, description="Only metrics whose value errored")
+    kept_only: bool = Field(
+        default=False, description="Only the kept attempts (final and valid), not discarded ones"
+    )
     name: str | None = Field(default=None, description="The new scoring's name")
     judge_params: dict[str, Any] | None = Field(
         default=None,
@@ -185,6 +188,8 @@ def rescore_run(
             stored = by_attempt.get(trial["attempt_id"], latest.iloc[:0])
             errored = set(stored.loc[stored["error"].notna(), "metric"])
             kept = bool(trial["final"]) and bool(trial["valid"])
+            if request.kept_only and not kept:
+                continue
             names = wanted_metrics(spec, kept, request, errored)
             if not names:
                 continue

@@ -139,7 +139,7 @@ class Store:
     def recover(self, run_id: str) -> RecoveryReport:
         """Remove debris of a killed run and quarantine unreadable batches."""
         report = RecoveryReport()
-        all_tables = set(ATTEMPT_TABLES) | {"runs", "aggregates"}
+        all_tables = set(SCHEMAS)  # the attempt tables and the per-run ones
         for table in sorted(all_tables):
             for path in self._ls(self._dir(table, run_id)):
                 if path.endswith(TMP_SUFFIX):

@@ -194,6 +194,37 @@ SCHEMAS: dict[str, pa.Schema] = {
             ("mean_over_scenarios", pa.float64()),
         ]
     ),
+    # Judge noise (tasks.judge_noise, evaflow judges noise): per metric and judge model,
+    # the spread of repeated judgings of the same kept attempts (repeat scorings
+    # PREFIX-1..N) against the spread between attempts; one part per prefix.
+    "judge_noise": pa.schema(
+        [
+            ("run_id", pa.string()),
+            ("batch", pa.string()),
+            ("prefix", pa.string()),
+            ("scorings", pa.string()),
+            ("computed_at", pa.string()),
+            ("metric", pa.string()),
+            ("judge", pa.string()),
+            ("judge_model", pa.string()),
+            ("repeats", pa.int32()),
+            ("n_attempts", pa.int32()),
+            ("n_repeated", pa.int32()),
+            ("n_values", pa.int32()),
+            ("n_errors", pa.int32()),
+            ("mean", pa.float64()),
+            ("judge_var", pa.float64()),
+            ("judge_sd", pa.float64()),
+            ("judge_sd_max", pa.float64()),
+            ("flip_rate", pa.float64()),
+            ("n_flipped", pa.int32()),
+            ("conversation_var", pa.float64()),
+            ("conversation_sd", pa.float64()),
+            ("judge_share", pa.float64()),
+            ("conversation_var_adjusted", pa.float64()),
+            ("judge_share_adjusted", pa.float64()),
+        ]
+    ),
 }
 
 ATTEMPT_TABLES = ("trials", "turns", "tool_calls", "events", "entities", "metrics", "audio")

@@ -336,6 +336,42 @@ CASES = [
         ["judges", "validate", "--set", "{dir}", "--judge", "llm"],
         ["EVA_MODEL_LIST"],
     ),
+    Case("judges-cv", ["judges", "validate", "--set", "{dir}", "--cv", "x"], ["--cv", "'x'"]),
+    Case("judges-seed", ["judges", "validate", "--set", "{dir}", "--seed", "x"], ["--seed", "'x'"]),
+    Case("noise-unknown-run", ["judges", "noise", "no-such", "--store", "{store}"], ["no-such"]),
+    Case("noise-missing-store", ["judges", "noise", RUN, "--store", "{missing}"], ["{missing}"]),
+    Case("noise-repeats", ["judges", "noise", RUN, "--store", "{store}", "--repeats", "1"], ["2"]),
+    Case(
+        "noise-repeats-type",
+        ["judges", "noise", RUN, "--store", "{store}", "--repeats", "x"],
+        ["--repeats", "'x'"],
+    ),
+    Case(
+        "noise-judge", ["judges", "noise", RUN, "--store", "{store}", "--judge", "bogus"], ["bogus"]
+    ),
+    Case(
+        "noise-metrics",
+        ["judges", "noise", RUN, "--store", "{store}", "--metrics", "nope"],
+        ["nope"],
+    ),
+    Case(
+        "noise-prefix", ["judges", "noise", RUN, "--store", "{store}", "--prefix", "a/b"], ["a/b"]
+    ),
+    Case(
+        "noise-model-list",
+        ["judges", "noise", RUN, "--store", "{store}", "--model-list", "{missing}"],
+        ["--model-list", "{missing}"],
+    ),
+    Case(
+        "noise-judge-model",
+        ["judges", "noise", RUN, "--store", "{store}", "--judge-model", "nope=m"],
+        ["--judge-model", "nope"],
+    ),
+    Case(
+        "noise-llm-no-list",
+        ["judges", "noise", RUN, "--store", "{store}", "--judge", "llm"],
+        ["EVA_MODEL_LIST", "--model-list"],
+    ),
     # --- systems
     Case("systems-list-dir", ["systems", "list", "--systems-dir", "{missing}"], ["{missing}"]),
     Case("systems-show-unknown", ["systems", "show", "no-such"], ["no-such"]),

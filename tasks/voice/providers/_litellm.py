@@ -69,9 +69,7 @@ def deployment(provider: Provider, model: str) -> Deployment:
     )
 
 
-def speech(
-    provider: Provider, model: str, text: str, voice: str, params: dict[str, Any]
-) -> bytes:
+def speech(provider: Provider, model: str, text: str, voice: str, params: dict[str, Any]) -> bytes:
     """The audio bytes LiteLLM's ``aspeech`` returns for ``text``, or a :class:`TtsError`."""
     key = provider.api_key()  # a missing key is named before anything is sent
     target = deployment(provider, model)
@@ -90,9 +88,7 @@ def failure(engine: str, url: str, exc: BaseException, key: str | None) -> TtsEr
     import litellm
 
     status = getattr(exc, "status_code", None)
-    if isinstance(exc, litellm.APIConnectionError | litellm.Timeout) or not isinstance(
-        status, int
-    ):
+    if isinstance(exc, litellm.APIConnectionError | litellm.Timeout) or not isinstance(status, int):
         return TtsError(scrubbed(str(transport_failure(engine, url, exc)), key))
     retried = getattr(exc, "num_retries", None)
     attempts = 1 + retried if isinstance(retried, int) else 1

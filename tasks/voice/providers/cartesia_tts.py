@@ -16,6 +16,7 @@ speaks at the voice's own pace (personas' rates do not apply).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 from typing import Any
 
@@ -96,10 +97,8 @@ def cartesia_tts(text: str, voice: VoiceSpec) -> Clip:
 
 def _warm(voice: VoiceSpec) -> None:
     """Import the SDK and build the client before the call (sends nothing)."""
-    try:
+    with contextlib.suppress(TtsError):  # no key or no SDK: the first turn says so
         client(CARTESIA.api_key(), CARTESIA.base_url())
-    except TtsError:
-        pass  # no key or no SDK: the first turn says so
 
 
 TTS_WARMERS["cartesia"] = _warm

@@ -45,7 +45,9 @@ REPO = Path(__file__).resolve().parents[3]
 def elevenlabs_busy() -> Response:
     """ElevenLabs' 429 (its reference's ``too_many_concurrent_requests``)."""
     detail = {"status": "too_many_concurrent_requests", "message": "Too many concurrent requests"}
-    return Response(429, Response.of_json(429, {"detail": detail}).body, headers={"Retry-After": "0"})
+    return Response(
+        429, Response.of_json(429, {"detail": detail}).body, headers={"Retry-After": "0"}
+    )
 
 
 def cartesia_busy() -> Response:

@@ -31,6 +31,10 @@ TTS_ENGINES: Registry[TtsEngine] = Registry(
     "TTS engine", package="tasks.voice.providers", entry_point_group="evaflow.tts"
 )
 
+# An engine's one-off set-up (a client library's import, its connection pool), keyed by
+# engine name; hosted engines register one next to the engine.
+TTS_WARMERS: dict[str, Callable[[VoiceSpec], None]] = {}
+
 ESPEAK_RATE = 22050
 
 
@@ -43,6 +47,19 @@ def synthesize(text: str, voice: VoiceSpec | None = None, engine: str = "espeak"
     if not text or not text.strip():
         raise ValueError("synthesize: text is empty")
     return TTS_ENGINES.get(engine)(text, voice or VoiceSpec())
+
+
+def prepare_engine(engine: str, voice: VoiceSpec) -> None:
+    """Pay ``engine``'s one-off costs for ``voice`` now, before a call's clock runs, so the
+    first caller turn's latency does not carry them (a hosted engine imports LiteLLM or its
+    SDK: seconds). Sends nothing and never raises: a broken voice fails at its first turn."""
+    try:
+        TTS_ENGINES.get(engine)  # imports the hosted engines' modules on the first lookup
+    except KeyError:
+        return
+    warmer = TTS_WARMERS.get(engine)
+    if warmer is not None:
+        warmer(voice)
 
 
 @TTS_ENGINES.register("espeak")

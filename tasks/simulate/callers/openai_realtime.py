@@ -59,7 +59,7 @@ from tasks.simulate.llm_prompts import (
     caller_system_prompt,
     prompt_hash,
 )
-from tasks.voice.providers._http import speed_factor
+from tasks.voice.providers._common import speed_factor
 
 if TYPE_CHECKING:
     from tasks.config import BenchmarkConfig

@@ -29,6 +29,7 @@ from tasks.simulate.voices import caller_recognizer, trial_style, trial_voice
 from tasks.simulate.wire import protocol as wire
 from tasks.spoken.normalize import normalize_spoken  # noqa: F401 - warm import off the clock
 from tasks.voice.recognizer_pool import POOL, content_key
+from tasks.voice.tts import prepare_engine
 
 T = TypeVar("T")
 
@@ -68,6 +69,8 @@ async def simulate_audio_async(scenario: Scenario, config: SimulationConfig) -> 
     channel = trial_channel(scenario, config, rng)
     voice = trial_voice(scenario, style, config, channel, rng)
     interaction, backchannels = trial_interaction(scenario, config, style, voice)
+    # A hosted voice's client import is paid here, not in the first caller turn's latency.
+    await asyncio.to_thread(prepare_engine, config.caller_tts, voice)
     caller = build_caller(config.caller, scenario, config)
     refuse_virtual_clock(config.caller, caller)  # before anything is checked out
     # Built once per scenario, spec and seed, then reset and reused (tasks.voice.recognizer_pool).

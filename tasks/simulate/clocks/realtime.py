@@ -65,7 +65,7 @@ from tasks.voice.telephony import (
     to_wire,
     wire_samples,
 )
-from tasks.voice.tts import synthesize
+from tasks.voice.tts import prepare_engine, synthesize
 from tasks.voice.vad import VadEvent
 
 CLOSE_TIMEOUT_S = 2.0
@@ -395,6 +395,7 @@ class _Attempt:
             scenario, config, self.style, self.voice
         )
         warm_up_speech()
+        prepare_engine(config.caller_tts, self.voice)  # a hosted voice's client, before the call
 
     def side(self, ws: Any, config: SimulationConfig, params: dict[str, str]) -> RealtimeCallerSide:
         return RealtimeCallerSide(

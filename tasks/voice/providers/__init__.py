@@ -8,6 +8,10 @@ point them at local fakes) and asks for raw 16-bit PCM, so no decoder is needed.
 ``VoiceSpec.voice`` is ``"VOICE"`` or ``"MODEL:VOICE"``; an eSpeak voice name (the persona
 default, ``en-us+klatt5``) means "the engine's default voice", higher or lower by pitch.
 
-``TTS_ENGINES`` imports this package's modules on its first lookup; ``httpx`` is imported
-only when a request is made, so ``import evaflow`` stays light.
+No engine sends its own HTTP: ``openai`` and ``elevenlabs`` go through LiteLLM's speech
+endpoint (``_litellm``, retries by its Router), ``cartesia``, which LiteLLM does not speak,
+through the official ``cartesia`` SDK (extra ``evaflow[cartesia]``).
+``TTS_ENGINES`` imports this package's modules on its first lookup; LiteLLM and the SDK are
+imported when a call builds its voice (``tasks.voice.tts.prepare_engine``) or at the first
+request, so ``import evaflow`` stays light.
 """

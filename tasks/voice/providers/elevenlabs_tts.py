@@ -1,17 +1,22 @@
-"""ElevenLabs text to speech: ``POST {ELEVENLABS_BASE_URL}/v1/text-to-speech/{voice_id}``.
+"""ElevenLabs text to speech (``POST {ELEVENLABS_BASE_URL}/v1/text-to-speech/{voice_id}``)
+through LiteLLM.
 
-As the API reference and the ``elevenlabs`` SDK send it: header ``xi-api-key``, query
-``output_format=pcm_16000`` (raw 16 kHz 16-bit mono little-endian samples), JSON body
-``text``, ``model_id`` and ``voice_settings.speed`` (1.0 = normal; clamped to 0.7-1.2, the
-range ElevenLabs documents for its models). Base URL default ``https://api.elevenlabs.io``.
-``VoiceSpec.voice``: a voice id (``"JBFqnCBsd6RMkjVDRZzb"``) or ``"MODEL:VOICE_ID"``.
+LiteLLM (deployment ``elevenlabs/<model_id>``, ``api_base = ELEVENLABS_BASE_URL``, key
+``os.environ/ELEVENLABS_API_KEY``) sends what the API reference and the ``elevenlabs`` SDK
+send: header ``xi-api-key``, query ``output_format=pcm_16000`` (raw 16 kHz 16-bit mono
+little-endian samples; LiteLLM passes an ElevenLabs format name through), JSON body
+``text``, ``model_id`` and ``voice_settings.speed`` (LiteLLM's mapping of ``speed``; 1.0 =
+normal, clamped here to 0.7-1.2, the range ElevenLabs documents). Base URL default
+``https://api.elevenlabs.io``. ``VoiceSpec.voice``: a voice id (``"JBFqnCBsd6RMkjVDRZzb"``)
+or ``"MODEL:VOICE_ID"``; LiteLLM maps OpenAI's voice names (``alloy``...) to premade ids.
 """
 
 from __future__ import annotations
 
 from perturbations.audio import Clip, VoiceSpec
-from tasks.voice.providers._http import Provider, pcm16_clip, post_audio, speed_factor
-from tasks.voice.tts import TTS_ENGINES
+from tasks.voice.providers import _litellm
+from tasks.voice.providers._common import Provider, pcm16_clip, speed_factor
+from tasks.voice.tts import TTS_ENGINES, TTS_WARMERS
 
 ELEVENLABS_PCM_RATE = 16000
 ELEVENLABS = Provider(
@@ -22,28 +27,23 @@ ELEVENLABS = Provider(
     default_model="eleven_flash_v2_5",
     high_voice="21m00Tcm4TlvDq8ikWAM",  # "Rachel", a premade voice every account has
     low_voice="JBFqnCBsd6RMkjVDRZzb",  # "George"
+    litellm_provider="elevenlabs",
 )
 
 
-def convert_request(text: str, voice: VoiceSpec) -> tuple[str, dict[str, object]]:
-    """``(voice_id, body)`` of a convert request."""
-    model, voice_id = ELEVENLABS.model_and_voice(voice)
-    body: dict[str, object] = {
-        "text": text,
-        "model_id": model,
-        "voice_settings": {"speed": speed_factor(voice, 0.7, 1.2)},
+def speech_params(voice: VoiceSpec) -> dict[str, object]:
+    """LiteLLM ``speech`` parameters besides model, input and voice."""
+    return {
+        "response_format": f"pcm_{ELEVENLABS_PCM_RATE}",
+        "speed": speed_factor(voice, 0.7, 1.2),
     }
-    return voice_id, body
 
 
 @TTS_ENGINES.register("elevenlabs")
 def elevenlabs_tts(text: str, voice: VoiceSpec) -> Clip:
-    voice_id, body = convert_request(text, voice)
-    data = post_audio(
-        "elevenlabs",
-        f"{ELEVENLABS.base_url()}/v1/text-to-speech/{voice_id}",
-        headers={"xi-api-key": ELEVENLABS.api_key()},
-        body=body,
-        params={"output_format": f"pcm_{ELEVENLABS_PCM_RATE}"},
-    )
+    model, voice_id = ELEVENLABS.model_and_voice(voice)
+    data = _litellm.speech(ELEVENLABS, model, text, voice_id, speech_params(voice))
     return pcm16_clip("elevenlabs", data, ELEVENLABS_PCM_RATE, text)
+
+
+TTS_WARMERS["elevenlabs"] = lambda voice: _litellm.warm(ELEVENLABS, voice)

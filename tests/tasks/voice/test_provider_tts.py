@@ -1,11 +1,13 @@
 """Hosted caller voices (tasks/voice/providers) against local fakes of the providers' APIs.
 
 The fakes (tests/fakes/tts_apis.py) speak each API's published protocol and answer with
-real eSpeak speech, so these tests exercise the real HTTP path, the PCM decoding and, for
-OpenAI, the official SDK against the same fake."""
+real eSpeak speech, so these tests exercise the real clients (LiteLLM for OpenAI and
+ElevenLabs, pointed at the fake by its base URL; the official SDK for Cartesia), their
+retries, the PCM decoding, and the official SDKs against the same fakes."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -21,11 +23,12 @@ from scenarios.loader import load_eva_scenarios
 from tasks.config import CallerSpec
 from tasks.simulate import SimulationConfig, simulate
 from tasks.simulation import simulation_config
-from tasks.voice.providers._http import MAX_WAIT_S, Provider, retry_wait_s
+from tasks.voice.providers._common import Provider
 from tasks.voice.providers.openai_tts import OPENAI
 from tasks.voice.tts import TTS_ENGINES, TtsError, synthesize
 from tests.fakes.tts_apis import (
     FakeTtsServer,
+    Response,
     cartesia_fake,
     elevenlabs_fake,
     openai_fake,
@@ -39,6 +42,19 @@ TEXT = "Hi, I need to change my flight to March twenty fifth, please."
 REPO = Path(__file__).resolve().parents[3]
 
 
+def elevenlabs_busy() -> Response:
+    """ElevenLabs' 429 (its reference's ``too_many_concurrent_requests``)."""
+    detail = {"status": "too_many_concurrent_requests", "message": "Too many concurrent requests"}
+    return Response(
+        429, Response.of_json(429, {"detail": detail}).body, headers={"Retry-After": "0"}
+    )
+
+
+def cartesia_busy() -> Response:
+    body = Response.of_json(429, {"error": "Rate limit exceeded"}).body
+    return Response(429, body, headers={"Retry-After": "0"})
+
+
 @dataclass(frozen=True)
 class Engine:
     name: str
@@ -47,10 +63,21 @@ class Engine:
     url_env: str
     rate: int
     provider_message: str  # what the provider says on a wrong key
+    busy: Callable[[], Response]  # its 429
+    busy_message: str
 
 
 ENGINES = [
-    Engine("openai", openai_fake, "OPENAI_API_KEY", "OPENAI_BASE_URL", 24000, "Incorrect API key"),
+    Engine(
+        "openai",
+        openai_fake,
+        "OPENAI_API_KEY",
+        "OPENAI_BASE_URL",
+        24000,
+        "Incorrect API key",
+        openai_rate_limited,
+        "Rate limit reached",
+    ),
     Engine(
         "elevenlabs",
         elevenlabs_fake,
@@ -58,9 +85,18 @@ ENGINES = [
         "ELEVENLABS_BASE_URL",
         16000,
         "Invalid API key",
+        elevenlabs_busy,
+        "Too many concurrent requests",
     ),
     Engine(
-        "cartesia", cartesia_fake, "CARTESIA_API_KEY", "CARTESIA_BASE_URL", 24000, "Invalid API key"
+        "cartesia",
+        cartesia_fake,
+        "CARTESIA_API_KEY",
+        "CARTESIA_BASE_URL",
+        24000,
+        "Invalid API key",
+        cartesia_busy,
+        "Rate limit exceeded",
     ),
 ]
 
@@ -76,16 +112,43 @@ def served(
         yield engine, fake
 
 
-def test_hosted_engines_are_discovered_without_importing_httpx() -> None:
+def test_hosted_engines_are_discovered_without_importing_their_clients() -> None:
     assert {"openai", "elevenlabs", "cartesia"} <= set(TTS_ENGINES.names())
     code = (
         "import sys; from tasks.voice.tts import TTS_ENGINES;"
-        "names = TTS_ENGINES.names(); print('openai' in names, 'httpx' in sys.modules)"
+        "names = TTS_ENGINES.names(); print('openai' in names,"
+        " *(m in sys.modules for m in ('httpx', 'litellm', 'cartesia')))"
     )
     out = subprocess.run(
         [sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True
     )
-    assert out.stdout.split() == ["True", "False"]
+    assert out.stdout.split() == ["True", "False", "False", "False"]
+
+
+def test_preparing_the_voice_imports_its_client_and_sends_nothing() -> None:
+    """A call builds its voice before its clock runs (``prepare_engine``): LiteLLM's import
+    and the voice's Router are paid there, so the first turn reuses that Router."""
+    code = (
+        "import sys\n"
+        "from perturbations.audio import VoiceSpec\n"
+        "from tasks.voice.tts import prepare_engine, synthesize\n"
+        "from tests.fakes.tts_apis import openai_fake\n"
+        "import os\n"
+        f"os.environ['OPENAI_API_KEY'] = {KEY!r}\n"
+        "with openai_fake(os.environ['OPENAI_API_KEY']) as fake:\n"
+        "    os.environ['OPENAI_BASE_URL'] = fake.url\n"
+        "    prepare_engine('openai', VoiceSpec(voice='tts-1:alloy'))\n"
+        "    from tasks import llm_router\n"
+        "    warmed = 'litellm' in sys.modules, len(fake.requests), len(llm_router._ROUTERS)\n"
+        "    synthesize('Hello there.', VoiceSpec(voice='tts-1:alloy'), 'openai')\n"
+        "    print(*warmed, len(fake.requests), len(llm_router._ROUTERS))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "OPENAI_BASE_URL")}
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, env=env
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split() == ["True", "0", "1", "1", "1"]
 
 
 def test_engine_speaks_through_its_fake(served: tuple[Engine, FakeTtsServer]) -> None:
@@ -119,7 +182,7 @@ def test_request_fields_reach_the_wire(served: tuple[Engine, FakeTtsServer]) -> 
         assert sent.headers["xi-api-key"] == KEY
         assert body["model_id"] == "my-model" and body["voice_settings"]["speed"] == 1.2
     else:
-        assert sent.headers["x-api-key"] == KEY and sent.headers["cartesia-version"]
+        assert sent.headers["authorization"] == f"Bearer {KEY}" and sent.headers["cartesia-version"]
         assert body["voice"] == {"mode": "id", "id": "voice42"}
         assert body["output_format"] == {
             "container": "raw",
@@ -162,24 +225,41 @@ def test_missing_key_names_the_variable(
     assert fake.requests == []  # nothing was sent without a key
 
 
-def test_rate_limits_are_retried(monkeypatch: pytest.MonkeyPatch) -> None:
-    with openai_fake(KEY) as fake:
-        monkeypatch.setenv("OPENAI_API_KEY", KEY)
-        monkeypatch.setenv("OPENAI_BASE_URL", fake.url)
-        fake.queued += [openai_rate_limited(), openai_rate_limited()]
-        clip = synthesize(TEXT, VoiceSpec(), "openai")
-        assert clip.rms() > 0.01 and len(fake.requests) == 3
-        fake.queued += [openai_rate_limited()] * 3
-        with pytest.raises(TtsError, match=r"HTTP 429 .*after 3 attempts.*Rate limit reached"):
-            synthesize(TEXT, VoiceSpec(), "openai")
-        assert len(fake.requests) == 6
+def test_rate_limits_are_retried(served: tuple[Engine, FakeTtsServer]) -> None:
+    """The client's own retries (LiteLLM's Router, Cartesia's SDK): two 429s then speech is
+    speech; three 429s are the provider's error after three attempts."""
+    engine, fake = served
+    fake.queued += [engine.busy(), engine.busy()]
+    clip = synthesize(TEXT, VoiceSpec(), engine.name)
+    assert clip.rms() > 0.01 and len(fake.requests) == 3
+    fake.queued += [engine.busy()] * 3
+    with pytest.raises(TtsError) as err:
+        synthesize(TEXT, VoiceSpec(), engine.name)
+    message = str(err.value)
+    assert message.startswith(f"{engine.name} TTS: HTTP 429 ")
+    assert "after 3 attempts" in message and engine.busy_message in message
+    assert len(fake.requests) == 6
 
 
-def test_retry_wait_follows_retry_after_and_is_capped() -> None:
-    assert retry_wait_s({"retry-after": "2"}, 1) == 2.0
-    assert retry_wait_s({"retry-after": "3600"}, 1) == MAX_WAIT_S
-    assert retry_wait_s({}, 1) < retry_wait_s({}, 2) <= MAX_WAIT_S
-    assert retry_wait_s({"retry-after": "Wed, 21 Oct 2015 07:28:00 GMT"}, 1) > 0
+@pytest.mark.parametrize("payload", [b"", b"\x01\x02\x03"])
+def test_audio_that_is_not_pcm16_is_a_tts_error(
+    served: tuple[Engine, FakeTtsServer], payload: bytes
+) -> None:
+    engine, fake = served
+    fake.queued.append(Response(200, payload, "audio/pcm"))
+    with pytest.raises(TtsError, match=rf"^{engine.name} TTS returned {len(payload)} bytes"):
+        synthesize(TEXT, VoiceSpec(), engine.name)
+    assert len(fake.requests) == 1
+
+
+def test_a_rejected_request_is_not_retried(served: tuple[Engine, FakeTtsServer]) -> None:
+    """A request the provider refuses as malformed (here the fake's 400/422 on the voice or
+    body) is the provider's message at once, not three attempts."""
+    engine, fake = served
+    fake.queued.append(Response.of_json(400, {"error": {"message": "Invalid value for 'voice'"}}))
+    with pytest.raises(TtsError, match=rf"^{engine.name} TTS: HTTP 400 .*Invalid value for"):
+        synthesize(TEXT, VoiceSpec(), engine.name)
+    assert len(fake.requests) == 1
 
 
 def test_unreachable_provider_is_a_tts_error(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,13 +1,14 @@
 """What the hosted TTS engines share: key and URL from the environment, the voice string,
-one POST that returns audio bytes or a :class:`TtsError` naming engine, status and the
-provider's own message, and PCM16 bytes to a ``Clip``."""
+the speaking rate as a speed factor, the provider's own message out of an error body, the
+:class:`TtsError` text naming engine, status and that message, and PCM16 bytes to a
+``Clip``. The requests themselves are LiteLLM's (:mod:`tasks.voice.providers._litellm`) or
+an official SDK's (Cartesia); no engine sends its own HTTP."""
 
 from __future__ import annotations
 
 import json
 import os
 import re
-import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,10 +18,9 @@ from perturbations.audio import Clip, VoiceSpec
 from tasks.voice.tts import TtsError
 
 TIMEOUT_S = 30.0
+# Tries of one utterance: a hosted voice briefly busy (429, 5xx, a dropped connection) should
+# not end a call the agent was handling well; a bad key or voice fails at once.
 ATTEMPTS = 3
-RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
-BACKOFF_S = 0.5
-MAX_WAIT_S = 8.0
 # The persona's default speaking rate (tasks.simulate.voices): speed 1.0 at the providers.
 BASE_WPM = 165
 # eSpeak names ("en", "en-us", "en-gb-scotland+klatt3"): a language code, optional dashed
@@ -44,6 +44,7 @@ class Provider:
     default_model: str
     high_voice: str
     low_voice: str
+    litellm_provider: str | None = None  # LiteLLM's name, when LiteLLM speaks its API
 
     def api_key(self) -> str:
         key = os.environ.get(self.key_env, "").strip()
@@ -100,49 +101,21 @@ def error_message(body: bytes) -> str:
     return text[:300]
 
 
-def retry_wait_s(headers: Any, attempt: int) -> float:
-    """Seconds before retry ``attempt`` (1-based): the server's ``Retry-After`` when it sends
-    seconds, else exponential backoff; capped so a call never stalls on one turn."""
-    value = headers.get("retry-after")
-    try:
-        wait = float(value) if value is not None else BACKOFF_S * 2 ** (attempt - 1)
-    except ValueError:  # an HTTP date: not worth parsing for a capped wait
-        wait = BACKOFF_S * 2 ** (attempt - 1)
-    return min(max(wait, 0.0), MAX_WAIT_S)
+def scrubbed(text: str, secret: str | None) -> str:
+    """``text`` on one line, shortened, with the key replaced (error texts are stored)."""
+    text = " ".join(text.split())
+    return (text.replace(secret, "***") if secret and len(secret) >= 4 else text)[:400]
 
 
-def post_audio(
-    engine: str,
-    url: str,
-    *,
-    headers: dict[str, str],
-    body: dict[str, Any],
-    params: dict[str, str] | None = None,
-) -> bytes:
-    """POST ``body`` as JSON; the response's audio bytes, or a TtsError.
+def status_failure(engine: str, url: str, status: int, message: str, attempts: int) -> TtsError:
+    """The error of a request the provider answered with ``status`` (>= 400)."""
+    tried = f" (after {attempts} attempts)" if attempts > 1 else ""
+    return TtsError(f"{engine} TTS: HTTP {status} from {url}{tried}: {message}")
 
-    Rate limits and transient server errors (``RETRY_STATUSES``) are retried up to
-    ``ATTEMPTS`` times, because a hosted voice that is briefly busy should not end a call
-    the agent was handling well; anything else (a bad key, a bad voice) fails at once."""
-    import httpx  # here, not at import: the registry imports this module on first lookup
 
-    for attempt in range(1, ATTEMPTS + 1):
-        try:
-            response = httpx.post(url, headers=headers, json=body, params=params, timeout=TIMEOUT_S)
-        except httpx.HTTPError as exc:
-            raise TtsError(
-                f"{engine} TTS: request to {url} failed: {type(exc).__name__}: {exc}"
-            ) from exc
-        if response.status_code not in RETRY_STATUSES or attempt == ATTEMPTS:
-            break
-        time.sleep(retry_wait_s(response.headers, attempt))
-    if response.status_code >= 400:
-        tried = f" (after {ATTEMPTS} attempts)" if response.status_code in RETRY_STATUSES else ""
-        raise TtsError(
-            f"{engine} TTS: HTTP {response.status_code} from {url}{tried}: "
-            f"{error_message(response.content)}"
-        )
-    return response.content
+def transport_failure(engine: str, url: str, exc: BaseException) -> TtsError:
+    """The error of a request that got no answer (refused, reset, timed out)."""
+    return TtsError(f"{engine} TTS: request to {url} failed: {type(exc).__name__}: {exc}")
 
 
 def pcm16_clip(engine: str, data: bytes, rate: int, text: str) -> Clip:

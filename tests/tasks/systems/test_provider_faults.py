@@ -196,7 +196,7 @@ UNREACHABLE = "unreachable_host"
 LLM_FAULTS = [*sorted(FAULTS), UNREACHABLE]
 # Calls side by side: each fault's two attempts are a few seconds of real-time audio (the
 # greeting, the caller's first words, then the model's failure), one bot per system.
-FAULT_WORKERS = 3
+FAULT_WORKERS = 6
 
 
 @pytest.fixture(scope="module")

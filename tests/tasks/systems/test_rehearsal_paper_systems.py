@@ -48,7 +48,7 @@ RUNS = tuple(f"rehearsal-paper{suffix}" for suffix in ("", "-2", "-3", "-4", "-5
 # and 11/12 completed at the first call; six at a time a load of 1.8-2.5 and 5/12 (the
 # callers' and the stand-ins' recognisers starved: "G05rcia", a TTS context with no
 # audio); all twelve at once 2-3/12.
-CONCURRENT_CALLS = 4
+CONCURRENT_CALLS = 3
 NOT_FOR_S2S = {"stt_wer", "speakability", "tts_fidelity"}  # EVA spec 4.6
 NOT_FOR_AUDIO_LLM = {"stt_wer"}
 

@@ -35,6 +35,10 @@ EVERY_TURN = ConditionSpec(
         barge_in_rate=1.0, barge_in_after_s=(1.0, 1.4), backchannel_every_s=None
     ),
 )
+CHATTY = ConditionSpec(
+    name="backchannels",
+    interaction=InteractionParams(barge_in_rate=0.0, backchannel_every_s=(1.0, 1.5)),
+)
 RECORDS = ["itsm-001", "itsm-003"]
 LIVE_CALL_S = 30.0
 
@@ -142,12 +146,8 @@ def test_never_yield_scores_lower_turn_taking_on_the_same_trials(
 def test_backchannels_are_not_turns_and_the_reference_talks_on(
     pack: dict[str, Scenario], tmp_path: Path
 ) -> None:
-    chatty = ConditionSpec(
-        name="backchannels",
-        interaction=InteractionParams(barge_in_rate=0.0, backchannel_every_s=(1.0, 1.5)),
-    )
     scenario = pack["itsm-001"]
-    record = call(scenario, "reference", chatty, tmp_path)
+    record = call(scenario, "reference", CHATTY, tmp_path)
     clean = call(scenario, "reference", "clean", tmp_path)
     said = kinds(record, "caller", "backchannel")
     assert len(said) >= 3 and not kinds(record, "agent", "clear")
@@ -170,8 +170,8 @@ def served_reference(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield url
 
 
-def live_call(scenario: Scenario, url: str, condition: ConditionSpec, cache: Path) -> AttemptRecord:
-    config = SimulationConfig(
+def live_config(url: str, condition: ConditionSpec, cache: Path) -> SimulationConfig:
+    return SimulationConfig(
         agent=url,
         mode="audio",
         clock="realtime",
@@ -181,13 +181,36 @@ def live_call(scenario: Scenario, url: str, condition: ConditionSpec, cache: Pat
         agent_timeout_s=15.0,  # the served cascade loads its recogniser when a call starts
         cache_dir=cache,
     )
-    return asyncio.run(simulate_realtime_async(scenario, config))
+
+
+@pytest.fixture(scope="module")
+def live_calls(
+    pack: dict[str, Scenario], served_reference: str, tmp_path_factory: pytest.TempPathFactory
+) -> dict[str, AttemptRecord]:
+    """The barge-in call and the backchannel call, side by side (each is mostly real-time
+    waiting; the served agent takes calls concurrently, as a deployed one does)."""
+    cache = tmp_path_factory.mktemp("live")
+
+    async def both() -> list[AttemptRecord]:
+        return list(
+            await asyncio.gather(
+                *(
+                    simulate_realtime_async(
+                        pack["itsm-001"], live_config(served_reference, c, cache)
+                    )
+                    for c in (EVERY_TURN, CHATTY)
+                )
+            )
+        )
+
+    barge_in, backchannels = asyncio.run(both())
+    return {"barge-in": barge_in, "backchannels": backchannels}
 
 
 def test_realtime_clock_barges_in_and_the_served_reference_yields(
-    pack: dict[str, Scenario], served_reference: str, tmp_path: Path
+    pack: dict[str, Scenario], live_calls: dict[str, AttemptRecord]
 ) -> None:
-    record = live_call(pack["itsm-001"], served_reference, EVERY_TURN, tmp_path)
+    record = live_calls["barge-in"]
     barges, clears = kinds(record, "caller", "barge_in"), kinds(record, "agent", "clear")
     assert record.status == "ok", record.error
     assert barges and clears, [e.kind for e in record.events]
@@ -200,13 +223,9 @@ def test_realtime_clock_barges_in_and_the_served_reference_yields(
 
 
 def test_realtime_clock_backchannels_are_not_turns(
-    pack: dict[str, Scenario], served_reference: str, tmp_path: Path
+    pack: dict[str, Scenario], live_calls: dict[str, AttemptRecord]
 ) -> None:
-    chatty = ConditionSpec(
-        name="backchannels",
-        interaction=InteractionParams(barge_in_rate=0.0, backchannel_every_s=(1.0, 1.5)),
-    )
-    record = live_call(pack["itsm-001"], served_reference, chatty, tmp_path)
+    record = live_calls["backchannels"]
     said = kinds(record, "caller", "backchannel")
     assert record.status == "ok", record.error
     assert said and not kinds(record, "agent", "clear"), [e.kind for e in record.events]

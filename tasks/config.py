@@ -25,9 +25,8 @@ from tasks.model_list import (
     Deployment,
     dumped,
     env_model_list,
-    env_ref_name,
-    is_secret_param,
     lift_into_environment,
+    refuse_component_secrets,
 )
 from tasks.systems.spec import ConfigError, SystemSpec
 
@@ -369,25 +368,6 @@ def with_judge_env(raw: dict[str, Any], environ: Mapping[str, str] | None) -> di
     params = judge.get("params")
     given: dict[str, Any] = params if isinstance(params, dict) else {}
     return {**raw, "judge": {**judge, "params": with_env_models(given, environ)}}
-
-
-def refuse_component_secrets(raw: dict[str, Any], source: str) -> None:
-    """An ``llm`` agent's or caller's own ``params.model_list`` names its keys as
-    ``os.environ/NAME``: a literal key there would be stored with the run (the run-level
-    list's are lifted, but two lists lifting to the same variable would swap keys)."""
-    specs = [(f"systems.{i}", s) for i, s in enumerate(raw.get("systems") or [])]
-    for where, spec in [*specs, ("caller", raw.get("caller"))]:
-        params = spec.get("params") if isinstance(spec, dict) else None
-        entries = params.get("model_list") if isinstance(params, dict) else None
-        for i, entry in enumerate(entries if isinstance(entries, list) else []):
-            litellm = entry.get("litellm_params") if isinstance(entry, dict) else None
-            for key, value in (litellm or {}).items():
-                literal = isinstance(value, str) and value and env_ref_name(value) is None
-                if is_secret_param(key) and literal:  # the value is never quoted: a key
-                    raise ConfigError(
-                        f"{source}: field '{where}.params.model_list.{i}.litellm_params."
-                        f"{key}' holds a literal secret; write os.environ/NAME"
-                    )
 
 
 # Fields whose input may hold a key: an error about them never quotes the input.

@@ -214,3 +214,22 @@ def resolve_params(deployment: Deployment, environ: Mapping[str, str]) -> dict[s
 
 def dumped(entries: list[Deployment]) -> list[dict[str, Any]]:
     return [json.loads(d.model_dump_json(exclude_none=True)) for d in entries]
+
+
+def refuse_component_secrets(raw: dict[str, Any], source: str) -> None:
+    """An ``llm`` agent's or caller's own ``params.model_list`` names its keys as
+    ``os.environ/NAME``: a literal key there would be stored with the run (the run-level
+    list's are lifted, but two lists lifting to the same variable would swap keys)."""
+    specs = [(f"systems.{i}", s) for i, s in enumerate(raw.get("systems") or [])]
+    for where, spec in [*specs, ("caller", raw.get("caller"))]:
+        params = spec.get("params") if isinstance(spec, dict) else None
+        entries = params.get("model_list") if isinstance(params, dict) else None
+        for i, entry in enumerate(entries if isinstance(entries, list) else []):
+            litellm = entry.get("litellm_params") if isinstance(entry, dict) else None
+            for key, value in (litellm or {}).items():
+                literal = isinstance(value, str) and value and env_ref_name(value) is None
+                if is_secret_param(key) and literal:  # the value is never quoted: a key
+                    raise ConfigError(
+                        f"{source}: field '{where}.params.model_list.{i}.litellm_params."
+                        f"{key}' holds a literal secret; write os.environ/NAME"
+                    )

@@ -47,7 +47,8 @@ RUNS = tuple(f"rehearsal-paper{suffix}" for suffix in ("", "-2", "-3", "-4", "-5
 # 41 s of CPU in 85 s (bots, stand-ins, callers); three at a time a load average of 0.65
 # and 11/12 completed at the first call; six at a time a load of 1.8-2.5 and 5/12 (the
 # callers' and the stand-ins' recognisers starved: "G05rcia", a TTS context with no
-# audio); all twelve at once 2-3/12.
+# audio); all twelve at once 2-3/12; four at a time (2026-12-07, other work starting on
+# the machine) 6/12 and 614 s against 10/12 and 403 s for three.
 CONCURRENT_CALLS = 3
 NOT_FOR_S2S = {"stt_wer", "speakability", "tts_fidelity"}  # EVA spec 4.6
 NOT_FOR_AUDIO_LLM = {"stt_wer"}

@@ -10,7 +10,7 @@ import typer
 from rich.table import Table
 
 from flows.app import DEFAULT_STORE, StoreOpt, emit_json, fail, open_store, out, split_values
-from flows.judge_options import JudgeModelOpt, ModelListOpt, judge_options, llm_params
+from flows.judge_options import JudgeModelOpt, ModelListOpt, judge_options, rejudge_params
 from flows.judges_cli import judges_app
 
 
@@ -47,8 +47,7 @@ def judges_noise(
     the first repeat not stored; use another --prefix to measure another judge."""
     from evaflow_core.registry import UnknownNameError
     from tasks.judge_noise import NoiseRequest, measure_judge_noise
-    from tasks.judges import JUDGES
-    from tasks.rescore import reaggregate, run_config
+    from tasks.rescore import reaggregate
 
     if repeats < 2:
         fail(f"--repeats must be at least 2 (got {repeats}): noise needs two judgings")
@@ -64,11 +63,9 @@ def judges_noise(
         metrics=split_values(metrics),
     )
     try:
-        if request.judge is not None:
-            JUDGES.get(request.judge)
-        stored = run_config(s, run_id).judge
-        if (request.judge or stored.name) == "llm":
-            request.judge_params = llm_params(stored, entries, models)
+        params = rejudge_params(s, run_id, request.judge, entries, models)
+        if params is not None:
+            request.judge_params = params
         report = measure_judge_noise(s, request)
     except (UnknownNameError, ValueError) as exc:  # ConfigError is a ValueError
         fail(str(exc).splitlines()[0] if str(exc) else repr(exc))

@@ -52,3 +52,18 @@ def llm_params(stored: Any, entries: list[Any] | None, models: dict[str, str]) -
 
     base = stored.params if stored.name == "llm" else {}
     return llm_judge_params(base, entries, models, os.environ)
+
+
+def rejudge_params(
+    store: Any, run_id: str, judge: str | None, entries: list[Any] | None, models: dict[str, str]
+) -> dict[str, Any] | None:
+    """The judge params of a re-judging of ``run_id`` by ``judge`` (None: the stored
+    judge): the llm judge's (:func:`llm_params`), or None to keep the stored ones. Raises
+    ``UnknownNameError`` for an unknown judge, ``ValueError`` for a run that is not there."""
+    from tasks.judges import JUDGES
+    from tasks.rescore import run_config
+
+    if judge is not None:
+        JUDGES.get(judge)
+    stored = run_config(store, run_id).judge
+    return llm_params(stored, entries, models) if (judge or stored.name) == "llm" else None

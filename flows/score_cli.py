@@ -11,7 +11,7 @@ from typing import Annotated
 import typer
 
 from flows.app import DEFAULT_STORE, StoreOpt, app, emit_json, fail, open_store, out, split_values
-from flows.judge_options import JudgeModelOpt, ModelListOpt, judge_options, llm_params
+from flows.judge_options import JudgeModelOpt, ModelListOpt, judge_options, rejudge_params
 
 
 @app.command()
@@ -37,8 +37,7 @@ def score(
     """Judge a stored run again without simulating; stored as a new scoring next to the
     earlier ones (views show each metric's latest). Then re-aggregates the run."""
     from evaflow_core.registry import UnknownNameError
-    from tasks.judges import JUDGES
-    from tasks.rescore import ScoringRequest, reaggregate, rescore_run, run_config
+    from tasks.rescore import ScoringRequest, reaggregate, rescore_run
 
     s = open_store(store)
     entries, models = judge_options(model_list, judge_model)
@@ -50,11 +49,9 @@ def score(
         name=name,
     )
     try:
-        if request.judge is not None:
-            JUDGES.get(request.judge)
-        stored = run_config(s, run_id).judge
-        if (request.judge or stored.name) == "llm":
-            request.judge_params = llm_params(stored, entries, models)
+        params = rejudge_params(s, run_id, request.judge, entries, models)
+        if params is not None:
+            request.judge_params = params
         report = rescore_run(s, request)
     except (UnknownNameError, ValueError) as exc:  # ConfigError is a ValueError
         fail(str(exc).splitlines()[0] if str(exc) else repr(exc))

@@ -10,7 +10,14 @@ import typer
 from rich.table import Table
 
 from flows.app import DEFAULT_STORE, StoreOpt, emit_json, fail, open_store, out, split_values
-from flows.judge_options import JudgeModelOpt, ModelListOpt, judge_options, rejudge_params
+from flows.judge_options import (
+    JudgeModelOpt,
+    MetricsOpt,
+    ModelListOpt,
+    RejudgeOpt,
+    judge_options,
+    rejudge_params,
+)
 from flows.judges_cli import judges_app
 
 
@@ -27,12 +34,8 @@ def judges_noise(
         ),
     ] = 3,
     store: StoreOpt = DEFAULT_STORE,
-    judge: Annotated[
-        str | None, typer.Option("--judge", help="offline | llm (default: the run's judge)")
-    ] = None,
-    metrics: Annotated[
-        list[str] | None, typer.Option("--metrics", help="Only these metrics (comma list)")
-    ] = None,
+    judge: RejudgeOpt = None,
+    metrics: MetricsOpt = None,
     prefix: Annotated[
         str, typer.Option("--prefix", help="Name prefix of the repeat scorings")
     ] = "noise",

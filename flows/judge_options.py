@@ -67,3 +67,12 @@ def rejudge_params(
         JUDGES.get(judge)
     stored = run_config(store, run_id).judge
     return llm_params(stored, entries, models) if (judge or stored.name) == "llm" else None
+
+
+# The options a re-judging command (score, judges noise) shares.
+RejudgeOpt = Annotated[
+    str | None, typer.Option("--judge", help="offline | llm (default: the run's judge)")
+]
+MetricsOpt = Annotated[
+    list[str] | None, typer.Option("--metrics", help="Only these metrics (comma list)")
+]

@@ -11,19 +11,22 @@ from typing import Annotated
 import typer
 
 from flows.app import DEFAULT_STORE, StoreOpt, app, emit_json, fail, open_store, out, split_values
-from flows.judge_options import JudgeModelOpt, ModelListOpt, judge_options, rejudge_params
+from flows.judge_options import (
+    JudgeModelOpt,
+    MetricsOpt,
+    ModelListOpt,
+    RejudgeOpt,
+    judge_options,
+    rejudge_params,
+)
 
 
 @app.command()
 def score(
     run_id: str,
     store: StoreOpt = DEFAULT_STORE,
-    judge: Annotated[
-        str | None, typer.Option("--judge", help="offline | llm (default: the run's judge)")
-    ] = None,
-    metrics: Annotated[
-        list[str] | None, typer.Option("--metrics", help="Only these metrics (comma list)")
-    ] = None,
+    judge: RejudgeOpt = None,
+    metrics: MetricsOpt = None,
     failed_only: Annotated[
         bool, typer.Option("--failed-only", help="Only metrics whose latest value errored")
     ] = False,

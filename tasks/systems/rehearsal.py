@@ -24,7 +24,7 @@ Deepgram share one Deepgram stand-in). The stand-ins run on loopback threads of 
 process that enters :func:`rehearsal` (the flow's), so a rehearsal runs on local runners
 only. Their brain is :class:`tasks.systems.rehearsal_brain.RehearsalBrain` (the reference
 policy of the scenario it infers from the request) and their ears one recogniser over the
-run's domains (:func:`tasks.systems.rehearsal_brain.rehearsal_recognizer`).
+run's domains (:func:`tasks.systems.rehearsal_ears.rehearsal_recognizer`).
 
 The run's configuration keeps the systems as shipped (its fingerprint and trial keys do
 not depend on loopback ports); the moved hosts reach the bot through ``EVAFLOW_REHEARSAL``
@@ -47,7 +47,8 @@ from typing import Any
 from scenarios.models import Scenario
 from tasks.systems.catalogue import unresolved
 from tasks.systems.providers import key_variables, provider
-from tasks.systems.rehearsal_brain import RehearsalBrain, rehearsal_recognizer
+from tasks.systems.rehearsal_brain import RehearsalBrain
+from tasks.systems.rehearsal_ears import rehearsal_recognizer
 from tasks.systems.spec import ConfigError, SystemSpec
 
 # The variable that carries the moved hosts to wherever the bot is started.
@@ -329,6 +330,8 @@ def rehearsal(
         certs.mkdir(parents=True, exist_ok=True)
         brain = RehearsalBrain(scenarios)
         ears = rehearsal_recognizer(scenarios, scratch / "ears") if kinds else None
+        if ears is not None:
+            stack.callback(ears.close)
         servers = {k: stack.enter_context(_start(k, brain, ears, certs)) for k in kinds}
         urls: dict[tuple[str, str], str] = {}
         for (role, name), (kind, attribute) in ROUTES.items():

@@ -11,12 +11,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pyarrow as pa
 import pytest
 
 from flows.benchmark import _write_run_row
-from perturbations.audio import Clip, VoiceSpec
 from scenarios.models import Scenario
 from tasks.config import BenchmarkConfig, ConfigError, ScenarioSource
 from tasks.config_checks import load_checked, resume_config
@@ -38,7 +36,6 @@ from tasks.systems.rehearsal_brain import RehearsalBrain
 from tasks.systems.spec import SystemSpec
 from tasks.systems.standins.brain import next_message
 from tasks.tables import SCHEMAS
-from tasks.voice.tts import synthesize
 
 # A distinct, recognisable URL per (role, provider), as the stand-ins' would be.
 URLS = {key: f"http://{kind}.standin.invalid/{key[0]}" for key, (kind, _) in ROUTES.items()}
@@ -258,50 +255,3 @@ def test_rehearsal_preflight_passes_against_the_standins_with_no_route_anywhere(
     assert done.returncode == 0, done.stderr
     assert f"preflight passed for {', '.join(names)}" in " ".join(done.stdout.split())
     assert "handshake" not in done.stderr and not (tmp_path / "store").exists()
-
-
-def test_spelled_speech_gets_the_code_grammar_and_nothing_else_does() -> None:
-    from tasks.systems.rehearsal_brain import PooledEars, sounds_spelled
-
-    assert sounds_spelled("yankee papa three golf victor clinton")
-    assert sounds_spelled("golf alpha romeo charlie the aisle")
-    assert not sounds_spelled("like p three t t two last name the")
-    assert not sounds_spelled("hi i need to cancel my flight")
-
-    class Heard:
-        """A recogniser double: free speech says ``text``, the code grammar ``code``."""
-
-        def __init__(self, text: str) -> None:
-            self.text, self.asked = text, []
-
-        def recognize(self, clip: Any, expect: Any = None) -> str:
-            self.asked.append(expect)
-            return "yankee papa three golf victor quebec" if expect == "code" else self.text
-
-    for text, heard, asked in [
-        ("yankee papa three golf victor clinton", "yankee papa three golf victor quebec", 2),
-        ("i need to cancel my flight", "i need to cancel my flight", 1),
-    ]:
-        double = Heard(text)
-        ears = PooledEars(lambda d=double: d)  # type: ignore[misc, return-value]
-        assert ears.recognize(Clip(np.zeros(1600, dtype=np.float32), 16000)) == heard
-        assert double.asked == [None, "code"][:asked]
-
-
-def test_the_ears_decode_an_utterance_without_the_silence_around_it() -> None:
-    """A manual STT commit or an audio-in LLM's pre-roll brings seconds of silence with the
-    utterance; the decoder gets the speech and a fraction of a second around it."""
-    from tasks.systems.rehearsal_brain import speech_span
-    from tasks.systems.standins.audio import Ears
-
-    said = synthesize("yankee papa three golf victor quebec", VoiceSpec(voice="en-us"))
-    quiet = np.zeros(int(said.rate * 3.0), dtype=np.float32)
-    padded = Clip(np.concatenate([quiet, said.samples, quiet]), said.rate)
-    span = speech_span(padded)
-    assert said.duration_s < span.duration_s < said.duration_s + 1.2, span.duration_s
-    ears = Ears(recognizer=None)  # type: ignore[arg-type]
-    for i in range(0, padded.n_samples, 320):  # 20 ms chunks, as a client streams them
-        ears.feed(Clip(padded.samples[i : i + 320], padded.rate))
-    committed = ears.flush_turn()
-    assert committed is not None
-    assert said.duration_s < committed.duration_s < said.duration_s + 3.0 + 0.5

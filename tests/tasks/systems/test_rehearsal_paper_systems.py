@@ -17,7 +17,7 @@ reference's rules for its pipeline (EVA spec 4.1-4.3).
 Each system must complete at least one EVA record (issue 29's bar). The stand-ins' ears are
 honest PocketSphinx, which misses a spelled code now and then (measured 2026-12-06 over
 four runs: 36/48 at the first call, 11/16 at later ones, before the ears' margins were
-measured: tasks.systems.rehearsal_brain.SPAN_AFTER_S); a system that did not complete the record
+measured: tasks.systems.rehearsal_ears.SPAN_AFTER_S); a system that did not complete the record
 gets another call in a further run (another seed), up to five calls, and how many
 completed at the first call is printed: a measurement, not a target.
 """
@@ -43,13 +43,13 @@ from tasks.systems.pipecat_process import bot_python
 
 RECORD = "airline/5.2.2"
 RUNS = tuple(f"rehearsal-paper{suffix}" for suffix in ("", "-2", "-3", "-4", "-5"))
-# Three calls at a time. Measured on 2 cores: one cascade + one s2s call together use about
-# 41 s of CPU in 85 s (bots, stand-ins, callers); three at a time a load average of 0.65
-# and 11/12 completed at the first call; six at a time a load of 1.8-2.5 and 5/12 (the
-# callers' and the stand-ins' recognisers starved: "G05rcia", a TTS context with no
-# audio); all twelve at once 2-3/12; four at a time (2026-12-07, other work starting on
-# the machine) 6/12 and 614 s against 10/12 and 403 s for three.
-CONCURRENT_CALLS = 3
+# Six calls at a time. Measured on 2 cores while the stand-ins' ears decoded in the run's
+# process: three at a time a load average of 0.65 and 11/12 completed at the first call;
+# six at a time 5/12 (PocketSphinx keeps the GIL while it decodes, stalling every call's
+# frames). With the ears in worker processes (tasks.systems.rehearsal_ears, 2026-12-07):
+# six at a time a load of 1.75 (peak 2.3), 12/12 completed at the first call and 259 s for
+# the twelve, against 10/12 and 403-480 s for three at a time.
+CONCURRENT_CALLS = 6
 NOT_FOR_S2S = {"stt_wer", "speakability", "tts_fidelity"}  # EVA spec 4.6
 NOT_FOR_AUDIO_LLM = {"stt_wer"}
 

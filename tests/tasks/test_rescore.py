@@ -1,11 +1,12 @@
 """Re-scoring a stored audio run (issue 30): the same judge reproduces the stored metric
 values exactly, a subset adds a scoring of its own, the aggregates are recomputed, and
-none of it simulates. The run is a real offline one: the reference agent over audio."""
+none of it simulates. The run is a real offline one: the reference agent over audio
+(``audio_run`` in tests/tasks/conftest.py, simulated once per session; each test re-scores
+its own copy)."""
 
 from __future__ import annotations
 
 import json
-import shutil
 import time
 from pathlib import Path
 from typing import Any
@@ -19,11 +20,10 @@ from tasks.config import BenchmarkConfig, SystemSpec
 from tasks.rescore import ScoringRequest, rescore_run
 from tasks.sources import load_source
 from tasks.store import Store
-from tasks.summary import summarize_run
 from tasks.trial import expand_trials, run_trial
 from tasks.writer import BatchWriter
+from tests.tasks.conftest import AUDIO_RUN as RUN
 
-RUN = "rescore"
 COMPARED = [
     "score",
     "normalized_score",
@@ -36,34 +36,6 @@ COMPARED = [
     "prompt_hash",
     "details_json",
 ]
-
-
-@pytest.fixture(scope="module")
-def audio_run(tmp_path_factory: pytest.TempPathFactory) -> Store:
-    """A quick-sized offline audio run: one scenario, clean and noise, the reference agent."""
-    root = tmp_path_factory.mktemp("rescore")
-    config = BenchmarkConfig.model_validate(
-        {
-            "run_id": RUN,
-            "store": str(root / "data"),
-            "systems": [SystemSpec(name="reference", agent="reference")],
-            "scenarios": {"domains": ["airline"], "limit": 1},
-            "conditions": ["clean", "noise"],
-            "trials": 1,
-            "max_attempts": 2,
-        }
-    )
-    scenarios = {s.key: s for s in load_source(config.scenarios)}
-    store = Store(config.store)
-    from flows.benchmark import _write_run_row
-
-    _write_run_row(store, config)
-    writer = BatchWriter(store, RUN, batch_size=1)
-    for spec in expand_trials(config, list(scenarios.values()), str(root / "scratch")):
-        writer.add(run_trial(spec, scenarios[spec.scenario_key]))
-    writer.flush()
-    summarize_run(store, RUN)
-    return store
 
 
 @pytest.fixture
@@ -98,21 +70,12 @@ def test_the_same_judge_reproduces_every_stored_value(
     assert again["scored_at"].notna().all()
 
 
-def test_a_run_stored_without_its_dbs_gets_them_back(
-    audio_run: Store, no_simulation: None, tmp_path: Path
-) -> None:
+def test_a_run_stored_without_its_dbs_gets_them_back(audio_run: Store, no_simulation: None) -> None:
     """A store from before the trials rows carried the DBs: the initial DB comes from the
     scenario, the final one from replaying the stored tool calls (hashes checked)."""
     import pyarrow.parquet as pq
 
-    old = Store(str(tmp_path / "old"))
-    shutil.copytree(audio_run.root, old.root)
-    shutil.rmtree(Path(old.root, "metrics", RUN))
-    shutil.copytree(
-        Path(audio_run.root, "metrics", RUN),
-        Path(old.root, "metrics", RUN),
-        ignore=shutil.ignore_patterns("scoring-*"),
-    )
+    old = audio_run  # this test's own copy: its trials parts are rewritten in place
     for part in old.parts("trials", RUN):
         table = pq.read_table(part)
         pq.write_table(table.drop_columns(["initial_db_json", "final_db_json"]), part)

@@ -4,9 +4,10 @@
   faithfulness error with the provider's reason (the other judges score);
   ``evaflow score RUN --failed-only`` then judges exactly those metrics again, once the
   provider answers, and nothing else.
-* An audio run judged again with ``evaflow score RUN --judge llm --model-list FILE``: the
-  speech-fidelity judges hear the stored tracks (Gemini stand-in), faithfulness is Claude's
-  (Anthropic stand-in), the other text judges GPT-5.2's (OpenAI stand-in)."""
+* The session's offline audio run (tests/tasks/conftest.py) judged again with
+  ``evaflow score RUN --judge llm --model-list FILE``: the speech-fidelity judges hear every
+  kept attempt's stored tracks (Gemini stand-in), faithfulness is Claude's (Anthropic
+  stand-in), the other text judges GPT-5.2's (OpenAI stand-in)."""
 
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ from tasks.sources import load_source
 from tasks.store import Store
 from tasks.trial import expand_trials, run_trial
 from tasks.writer import BatchWriter
+from tests.tasks.conftest import AUDIO_RUN
 from tests.tasks.judges.standins import model_list, placeholder_keys  # noqa: F401
 
 RUN = "judged-by-standins"
@@ -79,31 +81,6 @@ def judged_run(root: Path, standins: dict[str, Any]) -> Store:
     return store
 
 
-def offline_audio_run(root: Path) -> Store:
-    """One airline scenario, clean, over audio: the reference agent, the offline judges."""
-    config = BenchmarkConfig.model_validate(
-        {
-            "run_id": "audio-run",
-            "store": str(root),
-            "systems": [SystemSpec(name="reference", agent="reference")],
-            "scenarios": {"domains": ["airline"], "limit": 1},
-            "conditions": ["clean"],
-            "trials": 1,
-            "max_attempts": 1,
-        }
-    )
-    from flows.benchmark import _write_run_row
-
-    store = Store(config.store)
-    _write_run_row(store, config)
-    scenarios = {s.key: s for s in load_source(config.scenarios)}
-    writer = BatchWriter(store, "audio-run", batch_size=1)
-    for spec in expand_trials(config, list(scenarios.values()), str(root / "scratch")):
-        writer.add(run_trial(spec, scenarios[spec.scenario_key]))
-    writer.flush()
-    return store
-
-
 def latest(store: Store) -> pd.DataFrame:
     frame = store.query(
         "SELECT attempt_id, metric, score, error, judge, scoring FROM metrics WHERE parent IS NULL",
@@ -153,9 +130,14 @@ def test_rate_limited_judgements_are_errors_and_failed_only_redoes_them(
 
 @pytest.mark.usefixtures("placeholder_keys")
 def test_an_audio_run_judged_again_by_the_llm_judges_hears_its_tracks(
-    tmp_path: Path, standins: dict[str, Any], capsys: pytest.CaptureFixture[str]
+    audio_run: Store,
+    tmp_path: Path,
+    standins: dict[str, Any],
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
-    store = offline_audio_run(tmp_path / "data")
+    store = audio_run  # this test's own copy of the session's offline audio run
+    kept = set(store.read("trials", AUDIO_RUN).query("final and valid")["attempt_id"])
+    assert kept
     entries = model_list(
         openai=standins["openai"].base_url,
         anthropic=standins["anthropic"].base_url,
@@ -164,22 +146,26 @@ def test_an_audio_run_judged_again_by_the_llm_judges_hears_its_tracks(
     listed = tmp_path / "models.yaml"
     listed.write_text(json.dumps({"model_list": entries}))
     heard_before = len(standins["gemini"].log)
-    argv = ["score", "audio-run", "--store", str(tmp_path / "data"), "--judge", "llm",
+    argv = ["score", AUDIO_RUN, "--store", store.root, "--judge", "llm",
             "--model-list", str(listed), "--name", "llm", "--json"]  # fmt: skip
     assert main(argv) == 0, capsys.readouterr().err
-    rows = store.read("metrics", "audio-run")
+    rows = store.read("metrics", AUDIO_RUN)
     rows = rows[(rows["scoring"] == "llm") & rows["parent"].isna() & (rows["judge"] == "llm")]
-    by_metric = rows.set_index("metric")
-    assert {"agent_speech_fidelity", "user_speech_fidelity", "faithfulness"} <= set(rows["metric"])
     errors = rows.loc[rows["error"].notna(), ["metric", "error"]].to_dict("records")
     assert errors == [], errors  # every judge answered, the audio ones having heard audio
-    for metric, role in (("agent_speech_fidelity", "assistant"), ("user_speech_fidelity", "user")):
-        details = json.loads(by_metric.loc[metric, "details_json"])
+    for metric in ("agent_speech_fidelity", "user_speech_fidelity", "faithfulness"):
+        judged = rows[rows["metric"] == metric]
+        assert set(judged["attempt_id"]) == kept and len(judged) == len(kept), metric
+    for _, row in rows[rows["metric"].str.endswith("_speech_fidelity")].iterrows():
+        where = (row["attempt_id"], row["metric"])
+        details = json.loads(row["details_json"])
         audio = details["judge_extra"]["audio"]
-        assert audio["source"] == "inline" and audio["seconds_sent"] > 1.0, (metric, audio)
-        assert details["judge_usage"][0]["model"] == "gemini-3-flash-preview"
-        assert details["judge_usage"][0]["input_audio_tokens"] > 32, role
+        assert audio["source"] == "inline" and audio["seconds_sent"] > 1.0, (where, audio)
+        assert details["judge_usage"][0]["model"] == "gemini-3-flash-preview", where
+        assert details["judge_usage"][0]["input_audio_tokens"] > 32, where
     heard = [a for entry in standins["gemini"].log[heard_before:] for a in entry["audio"]]
-    assert len(heard) == 2 and all(a.seconds > 1.0 and a.text for a in heard)
-    faithful = json.loads(by_metric.loc["faithfulness", "details_json"])
-    assert faithful["judge_usage"][0]["model"] == "claude-opus-4-6"
+    # Each kept attempt's two tracks: the assistant's for the one judge, the user's for the other.
+    assert len(heard) == 2 * len(kept) and all(a.seconds > 1.0 and a.text for a in heard)
+    for details_json in rows.loc[rows["metric"] == "faithfulness", "details_json"]:
+        faithful = json.loads(details_json)
+        assert faithful["judge_usage"][0]["model"] == "claude-opus-4-6"

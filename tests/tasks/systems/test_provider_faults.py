@@ -37,7 +37,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import pandas as pd
 import pytest
@@ -96,7 +96,13 @@ def cascade(base_url: str, name: str = "pipecat-faults") -> dict[str, Any]:
     }
 
 
-def run(eva_root: Path, store: Path, *systems: dict[str, Any], workers: int = 1) -> pd.DataFrame:
+def run(
+    eva_root: Path,
+    store: Path,
+    *systems: dict[str, Any],
+    workers: int = 1,
+    max_duration_s: float = 60,
+) -> pd.DataFrame:
     config = BenchmarkConfig.model_validate(
         {
             "store": str(store),
@@ -106,7 +112,7 @@ def run(eva_root: Path, store: Path, *systems: dict[str, Any], workers: int = 1)
             "conditions": ["clean"],
             "trials": 1,
             "max_attempts": MAX_ATTEMPTS,
-            "max_duration_s": 60,
+            "max_duration_s": max_duration_s,
             "metrics": ["task_completion"],
             "report": False,
             "runner": {"kind": "threads", "workers": workers},
@@ -133,6 +139,11 @@ def assert_provider_failures(rows: pd.DataFrame, named: str, says: str) -> None:
 def no_network_preflight(monkeypatch: pytest.MonkeyPatch) -> None:
     """As ``--no-preflight``: the run must reach the call for the failure to show there."""
     monkeypatch.setenv("EVAFLOW_PREFLIGHT_NETWORK", "0")
+
+
+@pytest.fixture(scope="module")
+def scenario(eva_root: Path) -> Scenario:
+    return load_eva_scenarios(eva_root, record_ids=[RECORD])[0]
 
 
 @pytest.fixture(scope="module")
@@ -194,17 +205,28 @@ FAULTS: dict[str, tuple[FakeResponse, str, int]] = {
 
 UNREACHABLE = "unreachable_host"
 LLM_FAULTS = [*sorted(FAULTS), UNREACHABLE]
+HEALTHY = "pipecat-healthy"  # the run's one system whose provider answers
+HEALTHY_LIMIT_S = 20  # the run's time limit: the healthy call ends there, the faults long before
 # Calls side by side: each fault's two attempts are a few seconds of real-time audio (the
-# greeting, the caller's first words, then the model's failure), one bot per system.
-FAULT_WORKERS = 6
+# greeting, the caller's first words, then the model's failure), one bot per system; and
+# the healthy call's 20 s beside them.
+FAULT_WORKERS = len(LLM_FAULTS) + 1
+
+
+class FaultRun(NamedTuple):
+    trials: pd.DataFrame
+    events: pd.DataFrame
+    turns: pd.DataFrame
+    servers: dict[str, FakeChatServer]
 
 
 @pytest.fixture(scope="module")
 def llm_fault_run(
-    eva_root: Path, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[tuple[pd.DataFrame, dict[str, FakeChatServer]]]:
+    eva_root: Path, scenario: Scenario, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[FaultRun]:
     """Every chat-provider fault in ONE run: a system per fault, each pointed at its own
-    stand-in answering every request with that fault (or at a host nobody listens on)."""
+    stand-in answering every request with that fault (or at a host nobody listens on);
+    and one more system whose stand-in answers as a model would (:data:`HEALTHY`)."""
     with contextlib.ExitStack() as stack:
         # As ``--no-preflight`` (the autouse fixture is function-scoped: it comes later).
         stack.enter_context(pytest.MonkeyPatch.context()).setenv("EVAFLOW_PREFLIGHT_NETWORK", "0")
@@ -213,18 +235,33 @@ def llm_fault_run(
         urls[UNREACHABLE] = f"http://127.0.0.1:{closed_port()}/v1"
         for fault, server in servers.items():
             server.fallback = FAULTS[fault][0]
+        healthy = stack.enter_context(FakeChatServer())
+        healthy.fallback = chat_handler(scenario)
         systems = [cascade(url, f"pipecat-{fault}") for fault, url in urls.items()]
+        systems.append(cascade(healthy.base_url, HEALTHY))
         store = tmp_path_factory.mktemp("llm-faults")
-        yield run(eva_root, store, *systems, workers=FAULT_WORKERS), servers
+        trials = run(
+            eva_root, store, *systems, workers=FAULT_WORKERS, max_duration_s=HEALTHY_LIMIT_S
+        )
+        stored = Store(str(store))
+        yield FaultRun(
+            trials, stored.read("events", "faults"), stored.read("turns", "faults"), servers
+        )
 
 
 @pytest.mark.timeout(300)
 @pytest.mark.parametrize("fault", LLM_FAULTS)
 def test_a_failing_llm_provider_is_an_infra_error_naming_it(
-    llm_fault_run: tuple[pd.DataFrame, dict[str, FakeChatServer]], fault: str
+    llm_fault_run: FaultRun, fault: str
 ) -> None:
-    trials, servers = llm_fault_run
+    trials, servers = llm_fault_run.trials, llm_fault_run.servers
     rows = trials[trials["system"] == f"pipecat-{fault}"]
+    # The bot's report is stored with each attempt's events.
+    events = llm_fault_run.events
+    reported = events[events["attempt_id"].isin(rows["attempt_id"])]
+    assert set(reported.loc[reported["kind"] == "provider_error", "attempt_id"]) == set(
+        rows["attempt_id"]
+    )
     if fault == UNREACHABLE:
         assert_provider_failures(rows, "openai llm (model gpt-fake)", "Connection error")
         return
@@ -234,6 +271,26 @@ def test_a_failing_llm_provider_is_an_infra_error_naming_it(
     chat = servers[fault]
     assert len(chat.requests) == per_attempt * MAX_ATTEMPTS
     assert all(r.body.get("stream") and r.messages for r in chat.requests)
+
+
+# --------------------------------------------------------- healthy providers: no report
+
+
+@pytest.mark.timeout(300)
+def test_a_healthy_call_reports_no_provider_error(llm_fault_run: FaultRun) -> None:
+    """The reporter stays quiet while the providers answer: 20 s of a call that goes on
+    (greeting, caller turns, the model answering) ends at the time limit, ``ok`` (kept
+    at once under time-limit acceptance, spec 6.3 step 5: not regenerated)."""
+    trials = llm_fault_run.trials
+    [row] = trials[trials["system"] == HEALTHY].to_dict("records")
+    assert (row["status"], row["end_reason"]) == ("ok", "max_duration"), row["error"]
+    assert row["valid"] and row["validation_reason"] == "time_limit_accepted", row
+    turns = llm_fault_run.turns
+    said = turns[(turns["attempt_id"] == row["attempt_id"]) & (turns["role"] == "assistant")]
+    assert len(said) >= 2  # it answered the caller, not just greeted
+    events = llm_fault_run.events
+    events = events[events["attempt_id"] == row["attempt_id"]]
+    assert len(events) and not (events["kind"] == "provider_error").any(), events
 
 
 class DroppingSession(RealtimeSession):
@@ -288,33 +345,6 @@ def test_a_realtime_socket_dropped_mid_call_is_an_infra_error_naming_it(
     # Mid-call: each session answered (the greeting) before its socket was dropped.
     assert len(dropping_realtime.sessions) == MAX_ATTEMPTS
     assert all(session.usage_log for session in dropping_realtime.sessions)
-
-
-# --------------------------------------------------------- healthy providers: no report
-
-
-@pytest.fixture(scope="module")
-def scenario(eva_root: Path) -> Scenario:
-    return load_eva_scenarios(eva_root, record_ids=[RECORD])[0]
-
-
-@pytest.mark.timeout(120)
-def test_a_healthy_call_reports_no_provider_error(
-    scenario: Scenario, tmp_path: Path, chat: FakeChatServer
-) -> None:
-    """The reporter stays quiet while the providers answer: 20 s of a call that goes on
-    (greeting, caller turns, the model answering) ends at the time limit, ``ok``."""
-    chat.fallback = chat_handler(scenario)
-    config = SimulationConfig(
-        agent="pipecat",
-        agent_params=cascade(chat.base_url)["params"],
-        max_duration_s=20,
-        cache_dir=tmp_path,
-    )
-    record = asyncio.run(simulate_realtime_async(scenario, config))
-    assert (record.status, record.end_reason) == ("ok", "max_duration"), record.error
-    assert len(record.turns_of("assistant")) >= 2  # it answered the caller, not just greeted
-    assert [e for e in record.events if e.kind == "provider_error"] == []
 
 
 # ------------------------------------------------------------------- the bot itself dies

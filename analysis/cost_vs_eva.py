@@ -24,7 +24,7 @@ from analysis.consistency import DIMENSIONS, ConsistencyConfig, architecture_gro
 from analysis.data import RunData
 from analysis.plotting import GROUP_MARKERS, color_for, save_figure
 from analysis.report_html import slug
-from tasks.costs.summary import SystemCost, dollars, system_costs
+from tasks.costs.summary import SystemCost, dollars
 
 COST_ANALYSIS = "cost-vs-eva"
 POOLED = ("system", "dimension")
@@ -143,7 +143,7 @@ def run_cost_vs_eva(data: RunData, run_id: str, config: ConsistencyConfig) -> pd
         raise ValueError("cost-vs-eva reads the costs view: it needs the runs' store")
     values = data.values[data.values["run_id"] == run_id]
     table = rates(values, list(DIMENSIONS), config.seed, config.n_bootstrap, by=POOLED)
-    return cost_vs_eva(system_costs(data.store, run_id), table)
+    return cost_vs_eva(data.costs(run_id), table)
 
 
 @ANALYSES.register(COST_ANALYSIS)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from tasks.costs.summary import SystemCost, system_costs
 from tasks.store import Store
 
 KEY_ENTITY_METRIC = "key_entity_accuracy"
@@ -82,6 +83,7 @@ class RunData:
         self.store = store
         self._values = values
         self._attempts = attempts
+        self._costs: dict[str, list[SystemCost]] = {}
 
     def __repr__(self) -> str:
         return f"RunData(runs={self.runs!r}, store={self.store.root if self.store else None!r})"
@@ -106,6 +108,15 @@ class RunData:
             assert self.store is not None
             self._attempts = _query(self.store, self.runs, _TRIALS_SQL)
         return self._attempts
+
+    def costs(self, run_id: str) -> list[SystemCost]:
+        """Dollars per system of ``run_id`` (``system_costs``), read once: the report's cost
+        figure and its costs table share one read (a connection registers the cost views)."""
+        if run_id not in self._costs:
+            if self.store is None:
+                raise ValueError("the costs are read from the costs view: it needs the store")
+            self._costs[run_id] = system_costs(self.store, run_id)
+        return self._costs[run_id]
 
     @property
     def metrics(self) -> list[str]:

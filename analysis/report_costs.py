@@ -15,9 +15,9 @@ from pathlib import Path
 
 from analysis.base import AnalysisResult
 from analysis.cost_vs_eva import COST_ANALYSIS
+from analysis.data import RunData
 from analysis.report_html import esc, figure_html, fmt, table
-from tasks.costs.summary import SystemCost, dollars, system_costs
-from tasks.store import Store
+from tasks.costs.summary import SystemCost, dollars
 
 HEADERS = [
     "system",
@@ -70,10 +70,10 @@ def cost_figure(results: Sequence[AnalysisResult], root: Path) -> str:
     return "".join(figure_html(png, root, result.name) for png in result.figure_pngs())
 
 
-def costs_section(store: Store, run_id: str, figure: str = "") -> str:
+def costs_section(data: RunData, run_id: str, figure: str = "") -> str:
     """The Costs section: per-system table, then ``figure`` (HTML, e.g. ``cost_figure``)."""
     try:
-        costs = system_costs(store, run_id)
+        costs = data.costs(run_id)
     except Exception as exc:  # noqa: BLE001 - the report is written either way
         return f"<h2 id=costs>Costs</h2><p class=note>Not available: {esc(exc)}</p>"
     if not costs:

@@ -305,7 +305,7 @@ def index_page(
             toc,
             summary_section(run, trials, architectures),
             headline_section(aggregates, architectures),
-            costs_section(store, run_id, cost_figure(results, root)),
+            costs_section(data, run_id, cost_figure(results, root)),
             figures_section(results, root),
             domain_section(aggregates),
             condition_section(data, results),

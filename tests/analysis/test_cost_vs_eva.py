@@ -145,7 +145,7 @@ def test_the_figure_is_written_as_png_and_svg_and_shown_in_the_costs_section(
     assert sorted(result.figures) == [str(png), str(svg)]
     assert png.read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
     assert ET.parse(svg).getroot().tag == "{http://www.w3.org/2000/svg}svg"
-    html = costs_section(store, RUN, cost_figure([result], root))
+    html = costs_section(load_run_data(store, [RUN]), RUN, cost_figure([result], root))
     table_end = html.index("</table>")
     assert re.search(r'<img src="analysis/cost_vs_eva\.png"', html[table_end:])
     assert 'href="analysis/cost_vs_eva.svg"' in html

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from analysis.data import load_run_data
 from analysis.report_costs import costs_section
 from tasks.costs.summary import dollars, system_costs
 from tasks.store import Store
@@ -19,7 +20,7 @@ def test_the_cost_section_shows_dollars_per_success_beside_the_pass_rate(
     monkeypatch.delenv("EVAFLOW_PRICES", raising=False)
     store = Store(str(tmp_path / "store"))
     write_costed_run(store)
-    html = costs_section(store, RUN)
+    html = costs_section(load_run_data(store, [RUN]), RUN)
     rows = {m.group(1): m.group(0) for m in re.finditer(r"<tr><td>(\w+)</td>.*?</tr>", html, re.S)}
     assert sorted(rows) == ["cascade", "reference", "s2s", "silent"]
     s2s = next(c for c in system_costs(store, RUN) if c.system == "s2s")

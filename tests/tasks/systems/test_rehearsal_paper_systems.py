@@ -48,8 +48,11 @@ RUNS = tuple(f"rehearsal-paper{suffix}" for suffix in ("", "-2", "-3", "-4", "-5
 # six at a time 5/12 (PocketSphinx keeps the GIL while it decodes, stalling every call's
 # frames). With the ears in worker processes (tasks.systems.rehearsal_ears, 2026-12-07):
 # six at a time a load of 1.75 (peak 2.3), 12/12 completed at the first call and 259 s for
-# the twelve, against 10/12 and 403-480 s for three at a time.
-CONCURRENT_CALLS = 6
+# the twelve, against 10/12 and 403-480 s for three at a time. Twelve calls in six slots
+# leave no room for a regeneration (one is common: the judge mishears a caller's turn), which
+# then costs a third wave; seven slots hold two (2026-12-07, standalone: 12/12 at the first
+# call, one regeneration, 202 s and a mean load of 1.77, peak 2.0; 265 s at six).
+CONCURRENT_CALLS = 7
 NOT_FOR_S2S = {"stt_wer", "speakability", "tts_fidelity"}  # EVA spec 4.6
 NOT_FOR_AUDIO_LLM = {"stt_wer"}
 

@@ -11,14 +11,16 @@ Layout under the output directory::
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
-from analysis.base import ANALYSES, AnalysisResult
-from analysis.data import RunData, load_run_data
-from analysis.report_attempts import PAGES_DIR, attempt_hrefs, start_attempt_pages
+from analysis.base import ANALYSES
+from analysis.data import load_run_data
+from analysis.report_attempts import PAGES_DIR, attempt_hrefs
 from analysis.report_html import CSS
 from analysis.report_index import index_page, trials_page
-from analysis.runner import run_one, write_summary
+from analysis.report_share import shared_report_work
+from analysis.runner import write_summary
 from tasks.store import Store
 
 
@@ -50,13 +52,22 @@ def write_report(
     (out / PAGES_DIR).mkdir(parents=True, exist_ok=True)
     (out / "report.css").write_text(CSS, encoding="utf-8")
     trials = store.read("trials", run_id)
-    # Attempt pages and audio (a page per attempt: half a 1,000-attempt report) are written
-    # in another process while this one runs the analyses (mostly figures).
-    pages = start_attempt_pages(store, run_id, out / PAGES_DIR, include_audio, parallel)
+    # The attempt pages and audio, then a share of the analyses, are written by a second
+    # interpreter while this one runs analyses (analysis.report_helper).
+    pages = {"store_root": store.root, "run_id": run_id, "out": str(out / PAGES_DIR)}
     data = load_run_data(store, [run_id])
-    results = _run_analyses(data, out / "analysis") if analyses and not trials.empty else []
+    # The index's costs table reads the costs view (registering it costs a connection 0.2 s):
+    # read here first, while the helper starts on the shared work. A failure is the costs
+    # section's to report.
+    with contextlib.suppress(Exception):
+        data.costs(run_id)
+    names = report_analyses() if analyses and not trials.empty else []
+    results = shared_report_work(
+        store, run_id, out / "analysis", {**pages, "audio": include_audio}, names, data, parallel
+    )
+    if names:
+        write_summary(results, out / "analysis")
     hrefs = attempt_hrefs(trials["attempt_id"])
-    pages.wait()
     (out / "trials.html").write_text(
         trials_page(run_id, trials, store.read("metrics", run_id), data, hrefs), encoding="utf-8"
     )
@@ -77,9 +88,7 @@ REPORT_ORDER = (
 """Figures appear in this order; analyses registered later follow alphabetically."""
 
 
-def _run_analyses(data: RunData, out: Path) -> list[AnalysisResult]:
+def report_analyses() -> list[str]:
+    """Every registered analysis, in :data:`REPORT_ORDER` first."""
     names = [n for n in REPORT_ORDER if n in ANALYSES]
-    names += [n for n in ANALYSES.names() if n not in names]
-    results = [run_one(name, data, out) for name in names]
-    write_summary(results, out)
-    return results
+    return names + [n for n in ANALYSES.names() if n not in names]

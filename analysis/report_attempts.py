@@ -1,21 +1,12 @@
 """The report's per-attempt part: one drill-down page per attempt and its audio files.
 
-Written by a separate interpreter (``python -m analysis.report_attempts``) while the
-report's own process runs the analyses: in a 1,000-attempt text run the pages were over
-half of the report's time and the figures most of the rest, each held to one core by the
-GIL. A fresh interpreter, not a multiprocessing child, so that it imports only this
-module, not the caller's ``__main__`` (the evaflow CLI, Prefect). It reads the committed
-rows from the store itself. If it cannot start or fails, the pages are written in the
-caller's process instead: the report never depends on the second process.
+Written by the report's helper interpreter (:mod:`analysis.report_helper`) while the
+report's own process runs analyses; it reads the committed rows from the store itself.
 """
 
 from __future__ import annotations
 
-import argparse
-import logging
 import posixpath
-import subprocess
-import sys
 from collections import defaultdict
 from collections.abc import Iterator
 from pathlib import Path
@@ -43,46 +34,6 @@ def page_name(attempt_id: str) -> str:
 def attempt_hrefs(attempt_ids: Any) -> dict[str, str]:
     """Attempt id -> its page, relative to the report root."""
     return {a: f"{PAGES_DIR}/{page_name(a)}" for a in attempt_ids}
-
-
-class AttemptPages:
-    """The pages being written by ``helper`` (or, without one, on :meth:`wait`)."""
-
-    def __init__(self, job: dict[str, Any], helper: subprocess.Popen[bytes] | None) -> None:
-        self._job = job
-        self._helper = helper
-
-    def wait(self) -> None:
-        """Return once every page is written."""
-        if self._helper is not None:
-            _, err = self._helper.communicate()
-            if self._helper.returncode == 0:
-                return
-            logging.getLogger(__name__).warning(
-                "attempt pages: the helper process failed (exit %s: %s); writing them here",
-                self._helper.returncode,
-                (err.decode(errors="replace").strip().splitlines() or ["no output"])[-1],
-            )
-        write_pages(**self._job)
-
-
-def start_attempt_pages(
-    store: Store, run_id: str, out: Path, include_audio: bool, parallel: bool = True
-) -> AttemptPages:
-    """Start writing the attempt pages of ``run_id`` under ``out``; see :class:`AttemptPages`."""
-    job = {"store_root": store.root, "run_id": run_id, "out": str(out), "audio": include_audio}
-    if not parallel:
-        return AttemptPages(job, None)
-    command = [sys.executable, "-m", __name__, store.root, run_id, str(out)]
-    try:
-        helper = subprocess.Popen(
-            [*command, *([] if include_audio else ["--no-audio"])],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-        )
-    except OSError:
-        helper = None
-    return AttemptPages(job, helper)
 
 
 def write_pages(store_root: str, run_id: str, out: str, audio: bool) -> None:
@@ -152,17 +103,3 @@ def _rows_by_attempt(store: Store, run_id: str, name: str) -> dict[str, list[dic
     for row in records(store.read(name, run_id)):
         grouped[row["attempt_id"]].append(row)
     return grouped
-
-
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description="Write a run's attempt pages and audio.")
-    parser.add_argument("store")
-    parser.add_argument("run_id")
-    parser.add_argument("out", help="the report's trials/ folder")
-    parser.add_argument("--no-audio", action="store_true")
-    args = parser.parse_args(argv)
-    write_pages(args.store, args.run_id, args.out, not args.no_audio)
-
-
-if __name__ == "__main__":
-    main()

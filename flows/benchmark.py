@@ -189,6 +189,8 @@ def run_benchmark(config: BenchmarkConfig, new_run_if_changed: bool = False) -> 
         if config.report:
             _import_report_in_background()
         runner = lifetime.ready()
+        if config.report:
+            _prestart_report_helper()
         phases.lap("start")
 
         def submit(spec: TrialSpec) -> Any:
@@ -328,6 +330,16 @@ def _import_report_in_background() -> None:
             import analysis.report  # noqa: F401
 
     threading.Thread(target=load, name="report-imports", daemon=True).start()
+
+
+def _prestart_report_helper() -> None:
+    """Start the report's helper interpreter now, so its imports (about a second) run beside
+    the trials rather than on the report's critical path (analysis.report_helper). Started
+    once the cluster is up, it does not slow the workers' own imports."""
+    with contextlib.suppress(ImportError):
+        from analysis.report_helper import prestart
+
+        prestart()
 
 
 @stage_task(REPORT)

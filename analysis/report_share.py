@@ -1,0 +1,132 @@
+"""The report's work shared between its own process and its helper (:mod:`analysis.report_helper`):
+the helper writes the attempt pages, then both run the analyses, each claimed once."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import shutil
+import tempfile
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from analysis.base import AnalysisResult
+from analysis.data import RunData, load_run_data
+from analysis.report_attempts import write_pages
+from analysis.report_helper import claim, helper_for_report
+from analysis.runner import result_json, run_one
+from tasks.store import Store
+
+PAGES = "attempt-pages"  # the pages' claim: one unit, like an analysis
+PAGES_DONE = "pages.done"
+# Claimed longest first, so the two processes end close together. Seconds per analysis on
+# a 12-attempt audio run, and per attempt page (with audio, text only; the latter from a
+# 1,000-attempt text report), measured 2026-12-07.
+COST_S = {
+    "ci-vs-k": 0.53,
+    "cost-vs-eva": 0.44,
+    "consistency": 0.40,
+    "pareto": 0.31,
+    "threshold-sensitivity": 0.31,
+    "robustness": 0.20,
+    "key-entities": 0.16,
+    "faithfulness-decoupling": 0.11,
+}
+PAGE_COST_S = {True: 0.027, False: 0.0045}
+
+
+def claim_order(names: Sequence[str], pages: dict[str, Any] | None, attempts: int) -> list[str]:
+    """The analyses ``names`` and the pages (if any), longest first; an analysis without a
+    measured cost goes last, in its order."""
+    costs = {name: COST_S.get(name, 0.0) for name in names}
+    if pages:
+        costs[PAGES] = attempts * PAGE_COST_S[bool(pages["audio"])]
+    return sorted(costs, key=lambda unit: -costs[unit])
+
+
+def work_through(
+    order: Sequence[str],
+    claims: Path,
+    pages: dict[str, Any] | None,
+    data: Callable[[], RunData],
+    out: Path,
+) -> Iterator[AnalysisResult]:
+    """Do every unit of ``order`` this process manages to claim; yields each analysis."""
+    for unit in order:
+        if not claim(claims, unit):
+            continue
+        if unit == PAGES and pages:
+            write_pages(**pages)
+            (claims / PAGES_DONE).touch()
+            continue
+        yield run_one(unit, data(), out)
+
+
+def serve(job: dict[str, Any]) -> None:
+    """Helper side: every unit nobody has claimed yet; each result is left as JSON."""
+    os.chdir(job["cwd"])  # a prestarted helper may have been started elsewhere
+    claims = Path(job["claims"])
+    loaded: list[RunData] = []
+
+    def data() -> RunData:
+        if not loaded:
+            loaded.append(load_run_data(Store(job["store"]), [job["run_id"]]))
+        return loaded[0]
+
+    for result in work_through(job["order"], claims, job["pages"], data, Path(job["out"])):
+        partial = claims / f"{result.name}.json.part"
+        partial.write_text(json.dumps(result_json(result)), encoding="utf-8")
+        partial.rename(claims / f"{result.name}.json")
+
+
+def helper_result(claims: Path, name: str) -> AnalysisResult | None:
+    """A result the helper wrote, its tables read back from their Parquet; None if absent."""
+    path = claims / f"{name}.json"
+    if not path.exists():
+        return None
+    result = AnalysisResult.model_validate(json.loads(path.read_text(encoding="utf-8")))
+    result.tables = {k: pd.read_parquet(v) for k, v in result.table_paths.items()}
+    return result
+
+
+def shared_report_work(
+    store: Store,
+    run_id: str,
+    out: Path,
+    pages: dict[str, Any] | None,
+    names: Sequence[str],
+    data: RunData,
+    parallel: bool = True,
+) -> list[AnalysisResult]:
+    """Write the pages (``write_pages`` keywords, or None) and run ``names``, shared with a
+    helper when ``parallel``; the results in the order of ``names``."""
+    claims = Path(tempfile.mkdtemp(prefix="evaflow-report-claims-"))
+    order = claim_order(names, pages, len(data.attempts) if pages else 0)
+    try:
+        helper = helper_for_report() if parallel else None
+        job = {
+            "cwd": os.getcwd(),
+            "claims": str(claims),
+            "pages": pages,
+            "store": store.root,
+            "run_id": run_id,
+            "out": str(out),
+            "order": order,
+        }
+        if helper is not None and not helper.send(job):
+            helper = None
+        mine = {r.name: r for r in work_through(order, claims, pages, lambda: data, out)}
+        failure = helper.wait() if helper is not None else None
+        if failure:
+            logging.getLogger(__name__).warning(
+                "report: the helper process failed (%s); finishing its part here", failure
+            )
+        if pages and not (claims / PAGES_DONE).exists():
+            write_pages(**pages)
+        return [mine.get(n) or helper_result(claims, n) or run_one(n, data, out) for n in names]
+    finally:
+        shutil.rmtree(claims, ignore_errors=True)

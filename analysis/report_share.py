@@ -23,9 +23,8 @@ from tasks.store import Store
 
 PAGES = "attempt-pages"  # the pages' claim: one unit, like an analysis
 PAGES_DONE = "pages.done"
-# Claimed longest first, so the two processes end close together. Seconds per analysis on
-# a 12-attempt audio run, and per attempt page (with audio, text only; the latter from a
-# 1,000-attempt text report), measured 2026-12-07.
+# Claimed longest first, so the two processes end close together: seconds per analysis on
+# a 12-attempt audio run, and per attempt page (its audio included), measured 2026-12-07.
 COST_S = {
     "ci-vs-k": 0.53,
     "cost-vs-eva": 0.44,
@@ -36,15 +35,21 @@ COST_S = {
     "key-entities": 0.16,
     "faithfulness-decoupling": 0.11,
 }
-PAGE_COST_S = {True: 0.027, False: 0.0045}
+PAGE_COST_S = 0.027
 
 
-def claim_order(names: Sequence[str], pages: dict[str, Any] | None, attempts: int) -> list[str]:
-    """The analyses ``names`` and the pages (if any), longest first; an analysis without a
-    measured cost goes last, in its order."""
+def claim_order(names: Sequence[str], attempts: int | None, helper: bool) -> list[str]:
+    """The analyses ``names`` longest first (one without a measured cost last, in order)
+    and, with ``attempts`` pages to write, the pages: in the helper's order by their cost,
+    in the report's process's order last (it writes them only should its helper be gone;
+    it is the slower of the two at them)."""
     costs = {name: COST_S.get(name, 0.0) for name in names}
-    if pages:
-        costs[PAGES] = attempts * PAGE_COST_S[bool(pages["audio"])]
+    order = sorted(costs, key=lambda unit: -costs[unit])
+    if attempts is None:
+        return order
+    if not helper:
+        return [*order, PAGES]
+    costs[PAGES] = attempts * PAGE_COST_S
     return sorted(costs, key=lambda unit: -costs[unit])
 
 
@@ -105,7 +110,7 @@ def shared_report_work(
     """Write the pages (``write_pages`` keywords, or None) and run ``names``, shared with a
     helper when ``parallel``; the results in the order of ``names``."""
     claims = Path(tempfile.mkdtemp(prefix="evaflow-report-claims-"))
-    order = claim_order(names, pages, len(data.attempts) if pages else 0)
+    attempts = len(data.attempts) if pages else None
     try:
         helper = helper_for_report() if parallel else None
         job = {
@@ -115,10 +120,11 @@ def shared_report_work(
             "store": store.root,
             "run_id": run_id,
             "out": str(out),
-            "order": order,
+            "order": claim_order(names, attempts, helper=True),
         }
         if helper is not None and not helper.send(job):
             helper = None
+        order = claim_order(names, attempts, helper=False)
         mine = {r.name: r for r in work_through(order, claims, pages, lambda: data, out)}
         failure = helper.wait() if helper is not None else None
         if failure:

@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import contextlib
 from pathlib import Path
+from typing import Any
 
 from analysis.base import ANALYSES
-from analysis.data import load_run_data
+from analysis.data import RunData, load_run_data
 from analysis.report_attempts import PAGES_DIR, attempt_hrefs
 from analysis.report_html import CSS
 from analysis.report_index import index_page, trials_page
-from analysis.report_share import shared_report_work
+from analysis.report_share import SharedReportWork
 from analysis.runner import write_summary
 from tasks.store import Store
 
@@ -41,8 +42,10 @@ def write_report(
     include_audio: bool = True,
     analyses: bool = True,
     parallel: bool = True,
+    begun: SharedReportWork | None = None,
 ) -> Path:
-    """Write the report of ``run_id`` and return the path of its ``index.html``."""
+    """Write the report of ``run_id`` and return the path of its ``index.html``; ``begun``
+    is its pages' and analyses' work if already begun (:func:`begin_report`)."""
     if run_id not in store.run_ids():
         raise ValueError(
             f"no run {run_id!r} in store {store.root}; runs: "
@@ -53,18 +56,23 @@ def write_report(
     (out / "report.css").write_text(CSS, encoding="utf-8")
     trials = store.read("trials", run_id)
     # The attempt pages and audio, then a share of the analyses, are written by a second
-    # interpreter while this one runs analyses (analysis.report_helper).
-    pages = {"store_root": store.root, "run_id": run_id, "out": str(out / PAGES_DIR)}
-    data = load_run_data(store, [run_id])
-    # The index's costs table reads the costs view (registering it costs a connection 0.2 s):
-    # read here first, while the helper starts on the shared work. A failure is the costs
-    # section's to report.
-    with contextlib.suppress(Exception):
-        data.costs(run_id)
+    # interpreter while this one runs analyses (analysis.report_share).
     names = report_analyses() if analyses and not trials.empty else []
-    results = shared_report_work(
-        store, run_id, out / "analysis", {**pages, "audio": include_audio}, names, data, parallel
+    if begun is not None and begun.out != out / "analysis":
+        raise ValueError(f"the report's work was begun for {begun.out.parent}, not {out}")
+    work = begun or SharedReportWork(
+        store,
+        run_id,
+        out / "analysis",
+        page_job(store, run_id, out, include_audio),
+        names,
+        len(trials),
+        parallel,
     )
+    data = load_run_data(store, [run_id])
+    # Then the costs the index shows (their view's registration costs a connection 0.2 s),
+    # while the helper may still be busy. A failure is the costs section's to report.
+    results = work.finish(data, meanwhile=lambda: _read_costs(data, run_id))
     if names:
         write_summary(results, out / "analysis")
     hrefs = attempt_hrefs(trials["attempt_id"])
@@ -74,6 +82,33 @@ def write_report(
     index = out / "index.html"
     index.write_text(index_page(store, run_id, trials, data, results, hrefs, out), encoding="utf-8")
     return index
+
+
+def page_job(store: Store, run_id: str, out: Path, include_audio: bool) -> dict[str, Any]:
+    """``write_pages`` keywords for the report in ``out``."""
+    return {
+        "store_root": store.root,
+        "run_id": run_id,
+        "out": str(out / PAGES_DIR),
+        "audio": include_audio,
+    }
+
+
+def begin_report(store: Store, run_id: str) -> SharedReportWork:
+    """Begin the default report of a stored run: its helper starts on the pages and
+    analyses (they read the attempts, never the aggregates) while the caller goes on,
+    e.g. aggregating; pass it to :func:`write_report` as ``begun``."""
+    trials = store.read("trials", run_id)
+    out = default_report_dir(store, run_id)
+    names = report_analyses() if not trials.empty else []
+    return SharedReportWork(
+        store, run_id, out / "analysis", page_job(store, run_id, out, True), names, len(trials)
+    )
+
+
+def _read_costs(data: RunData, run_id: str) -> None:
+    with contextlib.suppress(Exception):
+        data.costs(run_id)
 
 
 REPORT_ORDER = (

@@ -74,6 +74,11 @@ class ReportHelper:
         lines = err.decode(errors="replace").strip().splitlines() or ["no output"]
         return f"exit {self._process.returncode}: {lines[-1]}"
 
+    def stop(self) -> None:
+        """End the helper now, whatever it is doing."""
+        self._process.kill()
+        self._process.wait()
+
     def close(self) -> None:
         """Let an unused helper go (its stdin closes, it exits)."""
         if self._process.stdin and not self._process.stdin.closed:

@@ -98,41 +98,69 @@ def helper_result(claims: Path, name: str) -> AnalysisResult | None:
     return result
 
 
-def shared_report_work(
-    store: Store,
-    run_id: str,
-    out: Path,
-    pages: dict[str, Any] | None,
-    names: Sequence[str],
-    data: RunData,
-    parallel: bool = True,
-) -> list[AnalysisResult]:
-    """Write the pages (``write_pages`` keywords, or None) and run ``names``, shared with a
-    helper when ``parallel``; the results in the order of ``names``."""
-    claims = Path(tempfile.mkdtemp(prefix="evaflow-report-claims-"))
-    attempts = len(data.attempts) if pages else None
-    try:
+class SharedReportWork:
+    """The pages and analyses of one report, begun in a helper as soon as this is built
+    (the helper claims units while this process still does other things) and finished
+    by :meth:`finish` in this process, sharing what is left."""
+
+    def __init__(
+        self,
+        store: Store,
+        run_id: str,
+        out: Path,
+        pages: dict[str, Any] | None,
+        names: Sequence[str],
+        attempts: int,
+        parallel: bool = True,
+    ) -> None:
+        self.out, self.pages, self.names = out, pages, list(names)
+        self.claims = Path(tempfile.mkdtemp(prefix="evaflow-report-claims-"))
+        self.order = claim_order(names, attempts if pages else None, helper=False)
         helper = helper_for_report() if parallel else None
         job = {
             "cwd": os.getcwd(),
-            "claims": str(claims),
+            "claims": str(self.claims),
             "pages": pages,
             "store": store.root,
             "run_id": run_id,
             "out": str(out),
-            "order": claim_order(names, attempts, helper=True),
+            "order": claim_order(names, attempts if pages else None, helper=True),
         }
-        if helper is not None and not helper.send(job):
-            helper = None
-        order = claim_order(names, attempts, helper=False)
-        mine = {r.name: r for r in work_through(order, claims, pages, lambda: data, out)}
-        failure = helper.wait() if helper is not None else None
+        self.helper = helper if helper is not None and helper.send(job) else None
+
+    def finish(
+        self, data: RunData, meanwhile: Callable[[], object] | None = None
+    ) -> list[AnalysisResult]:
+        """Do the units still unclaimed, then ``meanwhile`` (this process's own work, done
+        while the helper may still be busy), then whatever the helper did not finish; the
+        results in the order of ``names``."""
+        try:
+            work = work_through(self.order, self.claims, self.pages, lambda: data, self.out)
+            mine = {r.name: r for r in work}
+            if meanwhile is not None:
+                meanwhile()
+            self.close()
+            if self.pages and not (self.claims / PAGES_DONE).exists():
+                write_pages(**self.pages)
+            return [
+                mine.get(n) or helper_result(self.claims, n) or run_one(n, data, self.out)
+                for n in self.names
+            ]
+        finally:
+            shutil.rmtree(self.claims, ignore_errors=True)
+
+    def abandon(self) -> None:
+        """Stop the helper and forget the work (nothing if finished)."""
+        if self.helper is not None:
+            self.helper.stop()
+            self.helper = None
+        shutil.rmtree(self.claims, ignore_errors=True)
+
+    def close(self) -> None:
+        """Wait for the helper (a report that is not finished still lets it end its units)."""
+        failure = self.helper.wait() if self.helper is not None else None
+        self.helper = None
         if failure:
             logging.getLogger(__name__).warning(
                 "report: the helper process failed (%s); finishing its part here", failure
             )
-        if pages and not (claims / PAGES_DONE).exists():
-            write_pages(**pages)
-        return [mine.get(n) or helper_result(claims, n) or run_one(n, data, out) for n in names]
-    finally:
-        shutil.rmtree(claims, ignore_errors=True)

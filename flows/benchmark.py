@@ -210,10 +210,17 @@ def run_benchmark(config: BenchmarkConfig, new_run_if_changed: bool = False) -> 
                 f"{len(failures)} trial(s) of run {run_id} failed in their worker; every "
                 "completed trial is stored, re-run the same --run-id to resume"
             ) from failures[0]
+        # The report's helper starts on the pages and analyses (they read the attempts, not
+        # the aggregates) while this process aggregates; nothing is left running on failure.
+        begun = _begin_report(store, run_id) if config.report else None
+        if begun is not None:
+            stack.callback(begun.abandon)
         aggregates = aggregate_run(store, run_id)
         phases.lap("summarize")
         report = (
-            write_report_task(quote(store), run_id, return_state=False) if config.report else None
+            write_report_task(quote(store), run_id, quote(begun), return_state=False)
+            if config.report
+            else None
         )
         publish_artifacts(run_id, aggregates, report)
         phases.lap("report")
@@ -345,16 +352,27 @@ def _then_prestart_report(specs: list[TrialSpec]) -> Iterator[TrialSpec]:
         prestart()
 
 
+def _begin_report(store: Store, run_id: str) -> Any:
+    """The report's shared work, begun (analysis.report.begin_report); None without the
+    analysis package."""
+    try:
+        from analysis.report import begin_report
+    except ImportError:
+        return None
+    return begin_report(store, run_id)
+
+
 @stage_task(REPORT)
-def write_report_task(store: Store, run_id: str) -> str | None:
-    """The report stage: the run's static HTML report."""
-    return _write_report(store, run_id)
+def write_report_task(store: Store, run_id: str, begun: Any = None) -> str | None:
+    """The report stage: the run's static HTML report (``begun``: its pages' and analyses'
+    work, already begun)."""
+    return _write_report(store, run_id, begun)
 
 
-def _write_report(store: Store, run_id: str) -> str | None:
+def _write_report(store: Store, run_id: str, begun: Any = None) -> str | None:
     """The report's location; None without the analysis package."""
     try:
         from analysis.report import write_report
     except ImportError:
         return None
-    return str(write_report(store, run_id))
+    return str(write_report(store, run_id, begun=begun))

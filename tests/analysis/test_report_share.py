@@ -5,6 +5,7 @@ the one the next report uses, and a helper that fails costs time, never output."
 from __future__ import annotations
 
 import filecmp
+import json
 import logging
 import subprocess
 import sys
@@ -16,10 +17,10 @@ import pytest
 from analysis import report_helper, report_share
 from analysis.base import AnalysisResult
 from analysis.data import load_run_data
-from analysis.report import report_analyses, write_report
+from analysis.report import begin_report, report_analyses, write_report
 from analysis.report_attempts import attempt_hrefs
 from analysis.report_helper import ReportHelper, helper_for_report, prestart
-from analysis.report_share import shared_report_work
+from analysis.report_share import SharedReportWork
 from tasks.store import Store
 from tests.analysis.synthetic import RUN
 
@@ -36,9 +37,11 @@ def _work(
 ) -> list[AnalysisResult]:
     pages = {"store_root": store.root, "run_id": RUN, "out": str(out / "trials"), "audio": audio}
     data = load_run_data(store, [RUN])
-    return shared_report_work(
-        store, RUN, out / "analysis", pages, names or report_analyses(), data, parallel
+    attempts = len(data.attempts)
+    work = SharedReportWork(
+        store, RUN, out / "analysis", pages, names or report_analyses(), attempts, parallel
     )
+    return work.finish(data)
 
 
 def test_a_report_written_with_the_helper_is_the_report_written_alone(
@@ -119,3 +122,25 @@ def test_an_unused_prestarted_helper_goes_when_let_go() -> None:
     helper.close()
     assert time.perf_counter() - started < 30
     assert helper._process.returncode == 0  # it saw its stdin close and left, job-less
+
+
+def test_a_begun_report_is_finished_by_write_report(synth_store: Store) -> None:
+    """The flow's way: the helper begins while the caller aggregates, write_report finishes
+    (every analysis and page, nothing left behind); a begun report for another folder is
+    refused."""
+    begun = begin_report(synth_store, RUN)
+    index = write_report(synth_store, RUN, begun=begun)
+    assert not begun.claims.exists() and begun.helper is None
+    summary = json.loads((index.parent / "analysis" / "summary.json").read_text())
+    assert [r["name"] for r in summary] == report_analyses()
+    assert all(Path(f).exists() for r in summary for f in r["figures"])
+    assert len(list((index.parent / "trials").glob("*.html"))) == len(
+        synth_store.read("trials", RUN)
+    )
+    other = begin_report(synth_store, RUN)
+    try:
+        with pytest.raises(ValueError, match="begun for"):
+            write_report(synth_store, RUN, index.parent.with_name("elsewhere"), begun=other)
+    finally:
+        other.abandon()
+    assert not other.claims.exists()

@@ -34,13 +34,19 @@ OPUS_KEY = "EVAFLOW_TEST_OPUS_KEY"
 
 @pytest.fixture(scope="module")
 def standins(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    from tasks.config import ScenarioSource
+    from tasks.systems.rehearsal_ears import EARS, rehearsal_corpus
     from tasks.systems.standins.anthropic import FakeAnthropic
     from tasks.systems.standins.gemini import FakeGemini
     from tasks.systems.standins.judge import JudgeBrain
     from tasks.systems.standins.openai_http import FakeOpenAIHTTP
-    from tasks.voice.stt import Recognizer, SttSpec
+    from tasks.voice.stt import Recognizer
 
-    ears = Recognizer(SttSpec(lm="general"), None, tmp_path_factory.mktemp("lm"))
+    # A rehearsal's ears: one LM over the run's domain (the agent side's sentences, never a
+    # scenario's caller lines). The general LM heard the same tracks 4x slower (21 s per
+    # 70 s track, 2026-12-07), which made this the suite's most expensive judging.
+    airline = load_source(ScenarioSource(domains=["airline"], limit=1))
+    ears = Recognizer(EARS, rehearsal_corpus(airline), tmp_path_factory.mktemp("lm"))
     with (
         FakeOpenAIHTTP(JudgeBrain()) as openai,
         FakeAnthropic(JudgeBrain()) as claude,

@@ -147,18 +147,26 @@ def test_the_twelve_paper_systems_complete_an_eva_record_in_one_rehearsal(
     assert not trials["status"].isin(["agent_error", "infra_error"]).any(), report
     assert completed == set(systems), f"never completed: {set(systems) - completed}\n{report}"
     # A trial that kept no valid attempt is not judged (validation rows only, by design).
+    s2s_judged = 0
     for row in pd.concat(finals).itertuples():
         if row.valid:
-            check_scored_as_its_pipeline(store, row.attempt_id, row.pipeline, row.system, row.done)
+            judged = check_scored_as_its_pipeline(
+                store, row.attempt_id, row.pipeline, row.system, row.done
+            )
+            s2s_judged += judged if row.pipeline == "s2s" and row.done else 0
+    # The audio-native rule judged entities of the speech-to-speech calls, not vacuously
+    # (per call it depends on the caller's ears: see check_scored_as_its_pipeline).
+    assert s2s_judged > 0, report
 
 
 def check_scored_as_its_pipeline(
     store: Store, attempt_id: str, pipeline: str, system: str, completed: bool
-) -> None:
+) -> int:
     """Issue 29 item 4: the default metric set on a real attempt leaves out the metrics the
     reference does not run for its pipeline; an audio-native attempt's agent speech fidelity
     judges the entities of the caller's turns and the tool responses the agent speaks
-    (spec 4.3); a speech-to-speech adapter's usage reaches the store."""
+    (spec 4.3); a speech-to-speech adapter's usage reaches the store. Returns how many
+    entities the audio-native rule judged."""
     architecture = load_catalogue().get(system).architecture
     assert pipeline == {"cascade": "cascade", "hybrid": "audio_llm", "s2s": "s2s"}[architecture]
     where = f"WHERE attempt_id = '{attempt_id}'"
@@ -186,7 +194,7 @@ def check_scored_as_its_pipeline(
     assert left_out.isdisjoint(names), (system, names & left_out)
     assert set(DEFAULT_METRICS) - left_out <= names, (system, set(DEFAULT_METRICS) - names)
     if pipeline == "cascade":
-        return
+        return 0
     details = metrics.set_index("metric").loc["agent_speech_fidelity", "details_json"]
     fidelity = json.loads(details)
     assert fidelity["judge_extra"]["entities_from"] == "context", (system, fidelity)
@@ -210,9 +218,14 @@ def check_scored_as_its_pipeline(
     in_context = ContextRule(trace).keep
     assert all(in_context(e) for e in judged), (system, judged)
     # A completed call read the reservation back (codes, names, dates): entities to judge.
-    assert judged or not completed, (system, fidelity)
+    # An audio-in LLM's turns are its own text; an s2s model's are the caller's ears'
+    # transcript of its audio, which can miss a spelled readback (2026-12-07: a completed
+    # gpt-realtime-mini call heard "your reservation y p the for me ..."): for s2s the
+    # test requires judged entities over the run's completed s2s calls instead.
+    assert judged or not completed or pipeline == "s2s", (system, fidelity)
     if pipeline == "s2s":
         usage = store.query(f"SELECT data_json FROM events {where} AND kind = 'usage'")
         events = [json.loads(d) for d in usage["data_json"]]
         assert events and sum(e["output_tokens"] for e in events) > 0, system
         assert sum(e["output_audio_s"] for e in events) > 1.0, system
+    return len(judged)

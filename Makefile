@@ -9,13 +9,11 @@ CORE := evaflow_core scenarios perturbations tasks flows analysis
 .PHONY: install system-deps pipecat-env run quick test checks lint typecheck pytest bench clean
 
 # uv installs what pip would, with pip's own indexes and constraints (tools/uv_flags.py),
-# in seconds instead of about a minute; pip installs when uv cannot. Compiled, as pip does:
-# with PYTHONDONTWRITEBYTECODE set, every new process (a bot, a worker, the CLI) would
-# otherwise compile each module it imports from source.
+# in seconds instead of about a minute; pip installs when uv cannot.
 # $(1): the environment's folder, $(2): what to install.
 define venv_install
 	$(1)/bin/python -m pip install --quiet uv && \
-	  $(1)/bin/uv pip install --quiet --compile-bytecode --python $(1)/bin/python \
+	  $(1)/bin/uv pip install --quiet --python $(1)/bin/python \
 	  $$($(1)/bin/python tools/uv_flags.py) $(2) || \
 	  { $(1)/bin/python -m pip install --quiet --upgrade pip && \
 	    $(1)/bin/python -m pip install --quiet $(2); }

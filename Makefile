@@ -8,20 +8,10 @@ CORE := evaflow_core scenarios perturbations tasks flows analysis
 
 .PHONY: install system-deps pipecat-env run quick test checks lint typecheck pytest bench clean
 
-# uv installs what pip would, with pip's own indexes and constraints (tools/uv_flags.py),
-# in seconds instead of about a minute; pip installs when uv cannot.
-# $(1): the environment's folder, $(2): what to install.
-define venv_install
-	$(1)/bin/python -m pip install --quiet uv && \
-	  $(1)/bin/uv pip install --quiet --python $(1)/bin/python \
-	  $$($(1)/bin/python tools/uv_flags.py) $(2) || \
-	  { $(1)/bin/python -m pip install --quiet --upgrade pip && \
-	    $(1)/bin/python -m pip install --quiet $(2); }
-endef
-
-$(VENV)/.installed: pyproject.toml tools/uv_flags.py
+$(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(call venv_install,$(VENV),-e '.[dev]')
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[dev]'
 	@# Prefect's migrated database, copied into each new store (flows/prefect_db.py).
 	$(PY) -m flows.prefect_db
 	@touch $@
@@ -32,9 +22,10 @@ install: $(VENV)/.installed
 PIPECAT_VENV ?= .venv-pipecat
 PIPECAT_REQS := tasks/systems/pipecat_bot/requirements.txt
 
-$(PIPECAT_VENV)/.installed: $(PIPECAT_REQS) tools/uv_flags.py
+$(PIPECAT_VENV)/.installed: $(PIPECAT_REQS)
 	$(PYTHON) -m venv $(PIPECAT_VENV)
-	$(call venv_install,$(PIPECAT_VENV),-r $(PIPECAT_REQS))
+	$(PIPECAT_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(PIPECAT_VENV)/bin/python -m pip install --quiet -r $(PIPECAT_REQS)
 	@touch $@
 
 pipecat-env: $(PIPECAT_VENV)/.installed

@@ -47,6 +47,7 @@ from tasks.simulate.clocks.call_result import call_rng, fill_from_call
 from tasks.simulate.clocks.clock import FRAME_S
 from tasks.simulate.clocks.interaction import trial_interaction
 from tasks.simulate.clocks.quiet_heap import frozen_heap
+from tasks.simulate.clocks.realtime_clock import RealtimeClock, harness_fell_behind, wire_time
 from tasks.simulate.clocks.record import finish_record, harness_failure, new_gateway, new_record
 from tasks.simulate.clocks.stt_pool import PooledCallerRecognizer
 from tasks.simulate.clocks.tracks import CLEAN_FRAME, CLEAN_RATE
@@ -75,54 +76,6 @@ SILENT_WIRE_FRAME = bytes([ULAW_SILENCE]) * FRAME_BYTES
 SHUTDOWN_GRACE_S = 20.0
 # Messages the reader handles before it lets the other calls on the loop run.
 READER_BATCH = 32
-
-
-class RealtimeClock:
-    """Call time = wall time since the call started; frames on an absolute schedule."""
-
-    def __init__(self) -> None:
-        self._t0 = time.perf_counter()
-        self.tick_time = 0.0
-        self.lateness_s: list[float] = []
-
-    def start(self) -> None:
-        self._t0 = time.perf_counter()
-
-    def now(self) -> float:
-        return time.perf_counter() - self._t0
-
-    async def sleep_until(self, call_time: float, record: bool = False) -> None:
-        delay = call_time - self.now()
-        if delay > 0:
-            await asyncio.sleep(delay)
-        if record:
-            self.tick_time = call_time
-            self.lateness_s.append(max(0.0, self.now() - call_time))
-
-    def pacing(self) -> dict[str, float]:
-        """How late frames went out: p50/p99/max (ms) and frames later than one frame."""
-        if not self.lateness_s:
-            return {}
-        late = np.asarray(self.lateness_s) * 1000
-        return {
-            "late_p50_ms": round(float(np.percentile(late, 50)), 3),
-            "late_p99_ms": round(float(np.percentile(late, 99)), 3),
-            "late_max_ms": round(float(late.max()), 3),
-            "frames": int(late.size),
-            "late_frames": int((late > FRAME_S * 1000).sum()),
-        }
-
-
-def wire_time(event: VadEvent, frame_times: list[float]) -> VadEvent:
-    """A VAD event re-timed from the frame grid to when its frame really crossed the wire."""
-    if not frame_times:
-        return event
-    index = round(event.time_s / FRAME_S)
-    if event.kind == "speech_end":
-        at = frame_times[min(max(index - 1, 0), len(frame_times) - 1)] + FRAME_S
-    else:
-        at = frame_times[min(index, len(frame_times) - 1)]
-    return event.model_copy(update={"time_s": round(at, 4)})
 
 
 class RealtimeCallerSide(CallerSide):
@@ -183,6 +136,17 @@ class RealtimeCallerSide(CallerSide):
                     data=self.rt_clock.pacing(),
                 )
             )
+
+    def attributed(self, ended: CallEnded) -> CallEnded:
+        """Besides a provider's silence (the base rule): a harness that fell behind its
+        clock while it waited heard the agent late, so the timeout is its own."""
+        ended = super().attributed(ended)
+        if ended.reason != "agent_timeout":
+            return ended
+        behind = harness_fell_behind(self.rt_clock.lateness_s, self.config.agent_timeout_s)
+        if behind is None:
+            return ended
+        return CallEnded("harness_error", f"{behind}; then {ended.error or ended.reason}")
 
     async def _tick(self, tick: int, t: float) -> None:
         await self.rt_clock.sleep_until(t, record=True)

@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 from websockets.asyncio.server import ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
+from websockets.protocol import State
 
 from scenarios.loader import load_eva_scenarios
 from scenarios.models import Scenario
@@ -191,6 +192,26 @@ def test_silence_with_healthy_providers_stays_the_agents_failure(
     result, _ = call(scenario, silent, tmp_path)
     assert (result.status, result.end_reason) == ("agent_error", "agent_timeout"), result.error
     assert not [e for e in result.events if e.kind == "provider_error"]
+
+
+async def silent_on_a_starved_loop(ws: ServerConnection, state: CallState) -> None:
+    """No answer, and the process's event loop (the harness's too) starved: it blocks half
+    a second at a time, as a harness overloaded by other calls on its cores does."""
+    await asyncio.wait_for(state.turn_ends.get(), timeout=20)
+    while ws.state is State.OPEN:
+        time.sleep(0.5)
+        await asyncio.sleep(0)
+
+
+def test_a_timeout_while_the_harness_fell_behind_its_clock_is_the_harness_fault(
+    scenario: Scenario, tmp_path: Path
+) -> None:
+    result, _ = call(scenario, silent_on_a_starved_loop, tmp_path)
+    assert (result.status, result.end_reason) == ("infra_error", "harness_error"), result.error
+    assert result.error is not None and "harness fell behind its real-time clock" in result.error
+    assert result.error.endswith(f"then no agent speech for {AGENT_TIMEOUT_S:.0f} s")
+    verdict = validate_attempt(result, [])
+    assert (verdict.fault, verdict.should_retry) == ("harness", True)
 
 
 # -------------------------------------------------- agent servers the harness runs itself

@@ -332,12 +332,7 @@ def _import_report_in_background() -> None:
     process) nor take a core from the first trials: while one forkserver imports the worker
     code a core is free. If the cluster is already up, they run beside the first trials."""
 
-    def load() -> None:
-        # Without analysis installed, _write_report returns no report: nothing to warm.
-        with contextlib.suppress(ImportError):
-            import analysis.report  # noqa: F401
-
-    threading.Thread(target=load, name="report-imports", daemon=True).start()
+    threading.Thread(target=_report_module, name="report-imports", daemon=True).start()
 
 
 def _then_prestart_report(specs: list[TrialSpec]) -> Iterator[TrialSpec]:
@@ -352,14 +347,20 @@ def _then_prestart_report(specs: list[TrialSpec]) -> Iterator[TrialSpec]:
         prestart()
 
 
+def _report_module() -> Any:
+    """``analysis.report``, or None when the analysis package is not installed."""
+    try:
+        import analysis.report
+    except ImportError:
+        return None
+    return analysis.report
+
+
 def _begin_report(store: Store, run_id: str) -> Any:
     """The report's shared work, begun (analysis.report.begin_report); None without the
     analysis package."""
-    try:
-        from analysis.report import begin_report
-    except ImportError:
-        return None
-    return begin_report(store, run_id)
+    report = _report_module()
+    return None if report is None else report.begin_report(store, run_id)
 
 
 @stage_task(REPORT)
@@ -371,8 +372,5 @@ def write_report_task(store: Store, run_id: str, begun: Any = None) -> str | Non
 
 def _write_report(store: Store, run_id: str, begun: Any = None) -> str | None:
     """The report's location; None without the analysis package."""
-    try:
-        from analysis.report import write_report
-    except ImportError:
-        return None
-    return str(write_report(store, run_id, begun=begun))
+    report = _report_module()
+    return None if report is None else str(report.write_report(store, run_id, begun=begun))

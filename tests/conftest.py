@@ -13,7 +13,13 @@ from hypothesis import settings
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
 # Prefect must be quiet, offline and isolated in tests; set before anything imports it.
-os.environ.setdefault("PREFECT_HOME", str(Path(tempfile.gettempdir()) / "evaflow-test-prefect"))
+# Each pytest-xdist worker gets its own home (its own database and ephemeral server), as
+# two processes that share one would see each other's flow runs.
+_TEST_PREFECT_HOME = Path(tempfile.gettempdir()) / "evaflow-test-prefect"
+_WORKER = os.environ.get("PYTEST_XDIST_WORKER")
+if _WORKER and os.environ.get("PREFECT_HOME") in (None, str(_TEST_PREFECT_HOME)):
+    os.environ["PREFECT_HOME"] = f"{_TEST_PREFECT_HOME}-{_WORKER}"
+os.environ.setdefault("PREFECT_HOME", str(_TEST_PREFECT_HOME))
 os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
 os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
 os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")

@@ -114,6 +114,7 @@ def outcome(store: Store, run_id: str) -> tuple[pd.DataFrame, list[str]]:
     return finals, lines
 
 
+@pytest.mark.solo  # seven real-time calls at a time: `make test` runs it alone
 @pytest.mark.timeout(1200)
 def test_the_twelve_paper_systems_complete_an_eva_record_in_one_rehearsal(
     eva_root: Path, tmp_path: Path

@@ -53,9 +53,8 @@ typecheck: install
 	$(VENV)/bin/mypy $(CORE)
 
 # Two workers share the suite by test module (module fixtures run once; the longest start
-# first: tests/conftest.py LONG_MODULES), then the `solo`
-# tests run alone: the twelve-system rehearsal holds seven real-time calls at a time and
-# needs both cores. Serially the suite kept 0.88 of the 2 cores busy on average.
+# first: tests/conftest.py LONG_MODULES), then the `solo` tests run alone: the
+# twelve-system rehearsal holds seven real-time calls at a time and needs both cores. Serially the suite kept 0.88 of the 2 cores busy on average.
 PYTEST_WORKERS ?= 2
 NOT_OPTIONAL := not slow and not live
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import contextlib
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from analysis.base import ANALYSES
 from analysis.data import RunData, load_run_data
@@ -23,9 +23,6 @@ from analysis.report_index import index_page, trials_page
 from analysis.report_share import SharedReportWork
 from analysis.runner import write_summary
 from tasks.store import Store
-
-if TYPE_CHECKING:
-    import pandas as pd
 
 
 def default_report_dir(store: Store, run_id: str) -> Path:
@@ -60,10 +57,10 @@ def write_report(
     trials = store.read("trials", run_id)
     # The attempt pages and audio, then a share of the analyses, are written by a second
     # interpreter while this one runs analyses (analysis.report_share).
-    names = _analyses_for(trials, analyses)
+    names = _analyses_for(len(trials), analyses)
     if begun is not None and begun.out != out / "analysis":
         raise ValueError(f"the report's work was begun for {begun.out.parent}, not {out}")
-    work = begun or _shared_work(store, run_id, out, trials, names, include_audio, parallel)
+    work = begun or _shared_work(store, run_id, out, len(trials), names, include_audio, parallel)
     data = load_run_data(store, [run_id])
     # Then the costs the index shows (their view's registration costs a connection 0.2 s),
     # while the helper may still be busy. A failure is the costs section's to report.
@@ -93,23 +90,23 @@ def begin_report(store: Store, run_id: str) -> SharedReportWork:
     """Begin the default report of a stored run: its helper starts on the pages and
     analyses (they read the attempts, never the aggregates) while the caller goes on,
     e.g. aggregating; pass it to :func:`write_report` as ``begun``."""
-    trials = store.read("trials", run_id)
-    names = _analyses_for(trials)
-    return _shared_work(store, run_id, default_report_dir(store, run_id), trials, names)
+    attempts = len(store.read("trials", run_id))
+    out = default_report_dir(store, run_id)
+    return _shared_work(store, run_id, out, attempts, _analyses_for(attempts))
 
 
 def _shared_work(
     store: Store,
     run_id: str,
     out: Path,
-    trials: pd.DataFrame,
+    attempts: int,
     names: list[str],
     include_audio: bool = True,
     parallel: bool = True,
 ) -> SharedReportWork:
     """The report's pages and ``names`` analyses, started on the helper interpreter."""
     job = page_job(store, run_id, out, include_audio)
-    return SharedReportWork(store, run_id, out / "analysis", job, names, len(trials), parallel)
+    return SharedReportWork(store, run_id, out / "analysis", job, names, attempts, parallel)
 
 
 def _read_costs(data: RunData, run_id: str) -> None:
@@ -129,9 +126,9 @@ REPORT_ORDER = (
 """Figures appear in this order; analyses registered later follow alphabetically."""
 
 
-def _analyses_for(trials: pd.DataFrame, wanted: bool = True) -> list[str]:
-    """The analyses a report of ``trials`` runs: none for a run with no attempt."""
-    return report_analyses() if wanted and not trials.empty else []
+def _analyses_for(attempts: int, wanted: bool = True) -> list[str]:
+    """The analyses a report runs: none for a run with no attempt."""
+    return report_analyses() if wanted and attempts else []
 
 
 def report_analyses() -> list[str]:

@@ -21,7 +21,8 @@ were not all echoes of the caller's turn or repeats of its own previous reply wi
 call among them). missing_information: the agent requested an item the
 caller's instructions hold (a question or request naming the item's key words; yes/no
 confirmations do not count) and no later caller turn gave its value or a value of a
-variant of the item, and no write tool succeeded afterwards. duplicate_modifications: the
+variant of the item, and no write tool succeeded afterwards; a request the caller had no
+turn to answer (the call was cut off, not hung up by the caller) is not counted. duplicate_modifications: the
 same write tool ran twice with identical arguments after the caller asked again.
 What a behaviour persona may do (spec 8.1) is not asking again: a turn that only asks the
 agent to say its last turn again, or a piece restated with "Like I said, ...", asks for
@@ -228,7 +229,7 @@ def missing_information(inp: BehaviorInput) -> str | None:
     afterwards (spec 4.5: only withholding that blocked a write corrupts the test)."""
     items = _info_items(inp.user_goal)
     for i, item in enumerate(inp.trace):
-        if item.kind != "assistant":
+        if item.kind != "assistant" or not _could_answer(inp, i):
             continue
         for sentence in _requests(item.text):
             # "the new hire's employee ID" names new_hire_employee_id and employee_id: the
@@ -240,6 +241,12 @@ def missing_information(inp: BehaviorInput) -> str | None:
                 key = max(asked, key=lambda k: len(_words(k)))
                 return f"the agent asked for {key} (turn {item.turn_id}); the caller never gave it"
     return None
+
+
+def _could_answer(inp: BehaviorInput, index: int) -> bool:
+    """The caller had its turn after the request, or hung up instead of answering: a call
+    cut off (time limit, the agent hanging up) while the agent asked withheld nothing."""
+    return inp.caller_ended or any(t.kind == "user" for t in inp.trace[index + 1 :])
 
 
 def _answered(inp: BehaviorInput, asked: list[str], items: dict[str, str]) -> bool:

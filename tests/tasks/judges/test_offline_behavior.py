@@ -195,6 +195,18 @@ def test_a_yes_no_confirmation_is_not_a_request_for_the_value() -> None:
     assert detected(trace) == set()
 
 
+def test_a_request_cut_off_by_the_end_of_the_call_withheld_nothing() -> None:
+    """The time limit (or the agent) ended the call while the agent asked: the caller had
+    no turn to answer. Hanging up on the request instead is still withholding it."""
+    asked = [
+        agent(0, "Hello! How can I help?"),
+        user(1, "My monitor died."),
+        agent(1, "Could I have the last four digits of your phone number?"),
+    ]
+    assert detected(asked, caller_ended=False) == set()
+    assert "missing_information" in detected(asked, caller_ended=True)
+
+
 def test_withholding_that_blocked_no_write_is_exonerated() -> None:
     trace = auth_call("I'd rather not say.", after=tool(2, "create_incident_ticket"))
     assert detected(trace) == set()

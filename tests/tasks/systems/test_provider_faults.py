@@ -280,16 +280,25 @@ def test_a_failing_llm_provider_is_an_infra_error_naming_it(
 def test_a_healthy_call_reports_no_provider_error(llm_fault_run: FaultRun) -> None:
     """The reporter stays quiet while the providers answer: 20 s of a call that goes on
     (greeting, caller turns, the model answering) ends at the time limit, ``ok`` (kept
-    at once under time-limit acceptance, spec 6.3 step 5: not regenerated)."""
+    under time-limit acceptance, spec 6.3 step 5).
+
+    On a loaded machine the bot can start late and the call reach the limit early in the
+    record; an attempt whose simulated caller then fails its checks is the simulator's and
+    is regenerated. That is allowed; a provider or agent failure is not."""
     trials = llm_fault_run.trials
-    [row] = trials[trials["system"] == HEALTHY].to_dict("records")
-    assert (row["status"], row["end_reason"]) == ("ok", "max_duration"), row["error"]
-    assert row["valid"] and row["validation_reason"] == "time_limit_accepted", row
+    rows = trials[trials["system"] == HEALTHY].sort_values("attempt")
+    shown = rows[["attempt", "status", "end_reason", "validation_reason", "failed_metrics"]]
+    row = rows.iloc[-1].to_dict()
+    assert (row["status"], row["end_reason"]) == ("ok", "max_duration"), shown
+    assert row["valid"] and row["validation_reason"] == "time_limit_accepted", shown
+    earlier = rows.iloc[:-1]
+    assert (earlier["status"] == "invalid").all(), shown  # the simulator's, regenerated
+    assert not earlier["end_reason"].isin(["provider_error", "harness_error"]).any(), shown
     turns = llm_fault_run.turns
     said = turns[(turns["attempt_id"] == row["attempt_id"]) & (turns["role"] == "assistant")]
     assert len(said) >= 2  # it answered the caller, not just greeted
     events = llm_fault_run.events
-    events = events[events["attempt_id"] == row["attempt_id"]]
+    events = events[events["attempt_id"].isin(rows["attempt_id"])]
     assert len(events) and not (events["kind"] == "provider_error").any(), events
 
 

@@ -139,9 +139,11 @@ class RealtimeCallerSide(CallerSide):
 
     def attributed(self, ended: CallEnded) -> CallEnded:
         """Besides a provider's silence (the base rule): a harness that fell behind its
-        clock while it waited heard the agent late, so the timeout is its own."""
+        clock while it waited heard the agent late, so the timeout is its own; and an agent
+        that dropped a call whose caller audio came seconds late (its own silence timers
+        may fire) was not given a real-time call to keep."""
         ended = super().attributed(ended)
-        if ended.reason != "agent_timeout":
+        if ended.reason not in ("agent_timeout", "agent_disconnected"):
             return ended
         behind = harness_fell_behind(self.rt_clock.lateness_s, self.config.agent_timeout_s)
         if behind is None:

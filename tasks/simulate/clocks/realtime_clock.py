@@ -18,7 +18,7 @@ from tasks.simulate.clocks.clock import FRAME_S
 from tasks.voice.vad import VadEvent
 
 # Median lateness of the harness's frames over the agent's answer window above which an
-# agent timeout is the harness's. Healthy calls, even seven real-time calls and their
+# agent timeout or disconnect is the harness's. Healthy calls, even seven real-time calls and their
 # judging on two cores, send half their frames within about 4 ms of schedule (stored
 # `pacing` events of the twelve-system rehearsal); the overloaded harness whose timeout
 # was first stored as the agent's sent 735 of 750 frames late, the median 1.15 s late.
@@ -62,9 +62,9 @@ class RealtimeClock:
 
 
 def harness_fell_behind(lateness_s: Sequence[float], window_s: float) -> str | None:
-    """Why the harness, not the agent, owns a timeout over the last ``window_s`` seconds
-    of frames (None when it kept its clock): the median frame went out over
-    :data:`HARNESS_BEHIND_S` late."""
+    """Why the harness, not the agent, owns a timeout or a dropped call, judged over the
+    last ``window_s`` seconds of frames (None when it kept its clock): the median frame
+    went out over :data:`HARNESS_BEHIND_S` late."""
     window = np.asarray(lateness_s[-max(1, round(window_s / FRAME_S)) :], dtype=float)
     if window.size == 0:
         return None

@@ -214,6 +214,34 @@ def test_a_timeout_while_the_harness_fell_behind_its_clock_is_the_harness_fault(
     assert (verdict.fault, verdict.should_retry) == ("harness", True)
 
 
+async def drops_on_a_starved_loop(ws: ServerConnection, state: CallState) -> None:
+    """After the caller's turn the loop starves (as above) for longer than the answer
+    window, then the agent drops the socket without a close frame."""
+    await asyncio.wait_for(state.turn_ends.get(), timeout=20)
+    for _ in range(round(AGENT_TIMEOUT_S / 0.5) + 2):
+        time.sleep(0.5)
+        await asyncio.sleep(0)
+    ws.transport.abort()
+
+
+async def drops_on_a_free_loop(ws: ServerConnection, state: CallState) -> None:
+    await asyncio.wait_for(state.turn_ends.get(), timeout=20)
+    await asyncio.sleep(1.0)
+    ws.transport.abort()
+
+
+def test_a_drop_while_the_harness_fell_behind_its_clock_is_the_harness_fault(
+    scenario: Scenario, tmp_path: Path
+) -> None:
+    result, _ = call(scenario, drops_on_a_starved_loop, tmp_path)
+    assert (result.status, result.end_reason) == ("infra_error", "harness_error"), result.error
+    assert result.error is not None and "harness fell behind its real-time clock" in result.error
+    assert "agent closed the socket" in result.error
+    # The same drop with the harness on time is the agent's.
+    result, _ = call(scenario, drops_on_a_free_loop, tmp_path / "free")
+    assert (result.status, result.end_reason) == ("agent_error", "agent_disconnected"), result.error
+
+
 # -------------------------------------------------- agent servers the harness runs itself
 
 

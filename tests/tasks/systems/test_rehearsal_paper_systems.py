@@ -79,9 +79,11 @@ def config(
             "systems": systems,
             "conditions": ["clean"],
             "trials": 1,
-            # A simulator fault (the caller's speech misheard by the judge) regenerates the
-            # attempt, as in any run; an agent's failure is kept and scored.
-            "max_attempts": 2,
+            # A simulator or harness fault (the caller's speech misheard by the judge, a
+            # harness behind its clock while bots start) regenerates the attempt, as in any
+            # run, up to the default three attempts (the reference's max_rerun_attempts); an
+            # agent's failure is kept and scored.
+            "max_attempts": 3,
             "clock": "realtime",
             "max_duration_s": 240,
             "metrics": None,

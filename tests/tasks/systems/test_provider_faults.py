@@ -122,9 +122,13 @@ def run(
     return Store(str(store)).read("trials", "faults")
 
 
-def assert_provider_failures(rows: pd.DataFrame, named: str, says: str) -> None:
+def assert_provider_failures(
+    rows: pd.DataFrame, turns: pd.DataFrame, named: str, says: str
+) -> None:
     """Every attempt stored infra_error / provider_error naming the provider and its words,
-    regenerated up to max_attempts, ended before the agent timeout; no agent_error."""
+    regenerated up to max_attempts; no agent_error. Each call ended well before the agent
+    timeout could fire: within it of the caller's last turn (or of the call's start), the
+    moment that timeout counts from (docs/agent-protocol.md section 6)."""
     assert len(rows) == MAX_ATTEMPTS, rows[["attempt", "status", "end_reason", "error"]]
     assert not (rows["status"] == "agent_error").any()
     for _, row in rows.iterrows():
@@ -132,7 +136,9 @@ def assert_provider_failures(rows: pd.DataFrame, named: str, says: str) -> None:
         assert row["validation_reason"] == "provider_error" and not row["valid"]
         assert row["error"].startswith(f"provider {named} failed: "), row["error"]
         assert says in row["error"], row["error"]
-        assert row["duration_s"] < AGENT_TIMEOUT_S, row["duration_s"]
+        said = turns[(turns["attempt_id"] == row["attempt_id"]) & (turns["role"] == "user")]
+        since = row["duration_s"] - float(said["end_s"].max() if len(said) else 0.0)
+        assert since < AGENT_TIMEOUT_S, (row["duration_s"], said[["start_s", "end_s"]])
 
 
 @pytest.fixture(autouse=True)
@@ -263,10 +269,11 @@ def test_a_failing_llm_provider_is_an_infra_error_naming_it(
         rows["attempt_id"]
     )
     if fault == UNREACHABLE:
-        assert_provider_failures(rows, "openai llm (model gpt-fake)", "Connection error")
+        turns = llm_fault_run.turns
+        assert_provider_failures(rows, turns, "openai llm (model gpt-fake)", "Connection error")
         return
     _, says, per_attempt = FAULTS[fault]
-    assert_provider_failures(rows, "openai llm (model gpt-fake)", says)
+    assert_provider_failures(rows, llm_fault_run.turns, "openai llm (model gpt-fake)", says)
     # The stand-in heard the real requests: the failure is the provider's answer to them.
     chat = servers[fault]
     assert len(chat.requests) == per_attempt * MAX_ATTEMPTS
@@ -350,7 +357,8 @@ def test_a_realtime_socket_dropped_mid_call_is_an_infra_error_naming_it(
     # The service's receive task dies of it (reported from Pipecat's task log), or its
     # next send fails (an error frame), whichever comes first: both quote the socket.
     says = "no close frame received or sent"
-    assert_provider_failures(rows, "openai-realtime realtime (model gpt-realtime)", says)
+    turns = Store(str(tmp_path / "store")).read("turns", "faults")
+    assert_provider_failures(rows, turns, "openai-realtime realtime (model gpt-realtime)", says)
     # Mid-call: each session answered (the greeting) before its socket was dropped.
     assert len(dropping_realtime.sessions) == MAX_ATTEMPTS
     assert all(session.usage_log for session in dropping_realtime.sessions)

@@ -203,15 +203,20 @@ async def silent_on_a_starved_loop(ws: ServerConnection, state: CallState) -> No
         await asyncio.sleep(0)
 
 
+def assert_harness_behind(result: AttemptRecord, then: str) -> None:
+    """The harness owns the end: infra, regenerated, its lateness named, then the agent's."""
+    assert (result.status, result.end_reason) == ("infra_error", "harness_error"), result.error
+    assert result.error is not None and "harness fell behind its real-time clock" in result.error
+    assert then in result.error, result.error
+    verdict = validate_attempt(result, [])
+    assert (verdict.fault, verdict.should_retry) == ("harness", True)
+
+
 def test_a_timeout_while_the_harness_fell_behind_its_clock_is_the_harness_fault(
     scenario: Scenario, tmp_path: Path
 ) -> None:
     result, _ = call(scenario, silent_on_a_starved_loop, tmp_path)
-    assert (result.status, result.end_reason) == ("infra_error", "harness_error"), result.error
-    assert result.error is not None and "harness fell behind its real-time clock" in result.error
-    assert result.error.endswith(f"then no agent speech for {AGENT_TIMEOUT_S:.0f} s")
-    verdict = validate_attempt(result, [])
-    assert (verdict.fault, verdict.should_retry) == ("harness", True)
+    assert_harness_behind(result, f"then no agent speech for {AGENT_TIMEOUT_S:.0f} s")
 
 
 async def drops_on_a_starved_loop(ws: ServerConnection, state: CallState) -> None:
@@ -234,9 +239,7 @@ def test_a_drop_while_the_harness_fell_behind_its_clock_is_the_harness_fault(
     scenario: Scenario, tmp_path: Path
 ) -> None:
     result, _ = call(scenario, drops_on_a_starved_loop, tmp_path)
-    assert (result.status, result.end_reason) == ("infra_error", "harness_error"), result.error
-    assert result.error is not None and "harness fell behind its real-time clock" in result.error
-    assert "agent closed the socket" in result.error
+    assert_harness_behind(result, "then agent closed the socket")
     # The same drop with the harness on time is the agent's.
     result, _ = call(scenario, drops_on_a_free_loop, tmp_path / "free")
     assert (result.status, result.end_reason) == ("agent_error", "agent_disconnected"), result.error

@@ -49,7 +49,8 @@ RUNS = tuple(f"rehearsal-paper{suffix}" for suffix in ("", "-2", "-3", "-4", "-5
 # frames). With the ears in worker processes (tasks.systems.rehearsal_ears, 2026-12-07):
 # six at a time a load of 1.75 (peak 2.3), 12/12 completed at the first call and 259 s for
 # the twelve, against 10/12 and 403-480 s for three at a time. Twelve calls in six slots
-# leave no room for a regeneration (one is common: the judge mishears a caller's turn), which
+# leave no room for a regeneration (one was common until 2026-12-07: a caller sentence sent
+# late in a burst was stored as 20 ms, see call_result.speech_spans), which
 # then costs a third wave; seven slots hold two (2026-12-07, standalone: 12/12 at the first
 # call, one regeneration, 202 s and a mean load of 1.77, peak 2.0; 265 s at six).
 CONCURRENT_CALLS = 7

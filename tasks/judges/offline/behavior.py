@@ -22,8 +22,9 @@ call among them). missing_information: the agent requested an item the
 caller's instructions hold (a question or request naming the item's key words; yes/no
 confirmations do not count) and no later caller turn gave its value or a value of a
 variant of the item, and no write tool succeeded afterwards; a request the caller had no
-turn to answer (the call was cut off, not hung up by the caller) is not counted. duplicate_modifications: the
-same write tool ran twice with identical arguments after the caller asked again.
+turn to answer (the call was cut off, not hung up by the caller) is not counted.
+duplicate_modifications: the same write tool ran twice with identical arguments after the
+caller asked again.
 What a behaviour persona may do (spec 8.1) is not asking again: a turn that only asks the
 agent to say its last turn again, or a piece restated with "Like I said, ...", asks for
 no action; a value withheld and given once the agent asks is not missing.

@@ -50,6 +50,9 @@ from tasks.voice.vad import EnergyVAD, VadEvent
 
 WIRE_FRAME = WIRE_RATE // 50
 AGENT_DONE_S = 0.3  # quiet this long after the agent's audio ends: its turn is over
+# Ends that look like the agent's but may be caused by what it depended on (a provider it
+# reported failing, a harness behind its clock): CallerSide.attributed decides.
+SILENCE_OR_DROP = ("agent_timeout", "agent_disconnected")
 
 
 class CallEnded(Exception):
@@ -402,7 +405,7 @@ class CallerSide(CuttingIn, AudioTurns):
     def attributed(self, ended: CallEnded) -> CallEnded:
         """An agent that fell silent or dropped the call after one of its providers failed
         (a failure it first reported as recoverable) did so for the provider."""
-        if ended.reason in ("agent_timeout", "agent_disconnected") and self.provider_failures:
+        if ended.reason in SILENCE_OR_DROP and self.provider_failures:
             then = ended.error or ended.reason
             return CallEnded("provider_error", f"{self.provider_failures[-1]}; then {then}")
         return ended

@@ -42,7 +42,7 @@ from tasks.simulate.callers import build_caller
 from tasks.simulate.channel import trial_channel
 from tasks.simulate.clocks.agent_server import harness_side
 from tasks.simulate.clocks.audio_turns import caller_session
-from tasks.simulate.clocks.call import CallEnded, CallerSide
+from tasks.simulate.clocks.call import SILENCE_OR_DROP, CallEnded, CallerSide
 from tasks.simulate.clocks.call_result import call_rng, fill_from_call
 from tasks.simulate.clocks.clock import FRAME_S
 from tasks.simulate.clocks.interaction import trial_interaction
@@ -143,7 +143,7 @@ class RealtimeCallerSide(CallerSide):
         that dropped a call whose caller audio came seconds late (its own silence timers
         may fire) was not given a real-time call to keep."""
         ended = super().attributed(ended)
-        if ended.reason not in ("agent_timeout", "agent_disconnected"):
+        if ended.reason not in SILENCE_OR_DROP:
             return ended
         behind = harness_fell_behind(self.rt_clock.lateness_s, self.config.agent_timeout_s)
         if behind is None:

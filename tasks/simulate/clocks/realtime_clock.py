@@ -18,10 +18,11 @@ from tasks.simulate.clocks.clock import FRAME_S
 from tasks.voice.vad import VadEvent
 
 # Median lateness of the harness's frames over the agent's answer window above which an
-# agent timeout or disconnect is the harness's. Healthy calls, even seven real-time calls and their
-# judging on two cores, send half their frames within about 4 ms of schedule (stored
-# `pacing` events of the twelve-system rehearsal); the overloaded harness whose timeout
-# was first stored as the agent's sent 735 of 750 frames late, the median 1.15 s late.
+# agent timeout or disconnect is the harness's. Healthy calls, even seven real-time calls
+# and their judging on two cores, send half their frames within about 4 ms of schedule
+# (stored `pacing` events of the twelve-system rehearsal); the overloaded harness whose
+# timeout was first stored as the agent's sent 735 of 750 frames late, the median 1.15 s
+# late.
 HARNESS_BEHIND_S = 0.1
 
 
